@@ -1,0 +1,71 @@
+"""Scenarios as data: the story, the workload, the fault schedule, and two variants.
+
+A scenario module in ``scenarios/`` defines ``SCENARIO = Scenario(...)``; the registry
+finds it by its id (``A1``) so the CLI and the tests share one list.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from harness.errors import HarnessError
+from harness.faults import Step
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One side of a pair: a client configuration change and what must then be observed."""
+
+    name: str
+    producer_config: dict[str, Any]
+    expect: dict[str, str]
+
+
+@dataclass(frozen=True)
+class ProducerWorkload:
+    count: int = 2000
+    rate_per_s: float = 200.0
+    value_bytes: int = 100
+    keys: int = 0
+    config: dict[str, Any] = field(default_factory=dict)  # shared by both variants
+
+
+@dataclass(frozen=True)
+class Scenario:
+    id: str
+    title: str
+    story: str
+    workload: ProducerWorkload
+    # Built per run because roles name the run's fresh topic.
+    schedule: Callable[[str], list[Step]]
+    control: Variant
+    guarantee: Variant
+    partitions: int = 1
+    topic_config: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def one_line(self) -> str:
+        return self.title
+
+
+def all_scenarios() -> dict[str, Scenario]:
+    import scenarios
+
+    found: dict[str, Scenario] = {}
+    for module in pkgutil.iter_modules(scenarios.__path__):
+        scenario = getattr(importlib.import_module(f"scenarios.{module.name}"), "SCENARIO", None)
+        if isinstance(scenario, Scenario):
+            found[scenario.id] = scenario
+    return dict(sorted(found.items()))
+
+
+def get(scenario_id: str) -> Scenario:
+    known = all_scenarios()
+    scenario = known.get(scenario_id.upper())
+    if scenario is None:
+        raise HarnessError(f"unknown scenario {scenario_id!r}: known are {', '.join(known)} (see `kafka-harness list`)")
+    return scenario

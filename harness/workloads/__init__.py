@@ -1,0 +1,1 @@
+"""Client workloads run as separate OS processes, each writing its ledger."""

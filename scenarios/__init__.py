@@ -1,0 +1,1 @@
+"""Scenario modules: each defines SCENARIO, a control/guarantee pair (see harness.scenario)."""

@@ -1,0 +1,51 @@
+"""A1 — the ack is lost after the write was replicated, and the producer retries.
+
+The leader appends the batch and every in-sync follower copies it, so it is committed.
+The response never reaches the producer: its link from the leader swallows every byte.
+The request times out and the producer sends the same batch again once the link heals.
+Without idempotence the broker cannot tell the retry from new data and stores it twice.
+With idempotence the retry carries the same producer id and sequence numbers, the
+leader recognises them and acknowledges without writing again.
+
+Fault: blackhole the broker->client direction of the partition leader's client link for
+longer than the producer's request timeout (socket.timeout.ms), then heal.
+Control (idempotence off, acks=all, retries on): duplicates must appear.
+Guarantee (idempotence on): no duplicates and no acknowledged record lost.
+"""
+
+from harness.faults import Leader, Step, blackhole
+from harness.scenario import ProducerWorkload, Scenario, Variant
+from harness.verdict import FORBIDDEN, REQUIRED
+
+REQUEST_TIMEOUT_MS = 2500  # the producer gives up on a request after this ...
+BLACKHOLE_S = 6.0  # ... so the responses must stay away longer than that.
+
+SCENARIO = Scenario(
+    id="A1",
+    title="lost ack after a replicated write: the retry duplicates without idempotence",
+    story=__doc__ or "",
+    workload=ProducerWorkload(
+        count=3000,
+        rate_per_s=250,
+        config={
+            "acks": "all",
+            "linger.ms": 5,
+            "socket.timeout.ms": REQUEST_TIMEOUT_MS,
+            # Far beyond the outage, so every record is retried rather than expired.
+            "message.timeout.ms": 120_000,
+        },
+    ),
+    schedule=lambda topic: [
+        Step(at_s=3.0, fault=blackhole(Leader(topic), direction="from_broker"), duration_s=BLACKHOLE_S),
+    ],
+    control=Variant(
+        "control",
+        {"enable.idempotence": False, "retries": 2_147_483_647},
+        expect={"duplicate": REQUIRED},
+    ),
+    guarantee=Variant(
+        "guarantee",
+        {"enable.idempotence": True},
+        expect={"duplicate": FORBIDDEN, "lost": FORBIDDEN, "phantom": FORBIDDEN},
+    ),
+)
