@@ -308,6 +308,14 @@ class KafkaCluster:
             f"{topic}-{partition} to have {size} in-sync replicas",
         )
 
+    def wait_for_isr_at_most(self, topic: str, partition: int, size: int, timeout_s: float = 60) -> list[int]:
+        return wait_until(
+            lambda: self.isr(topic, partition),
+            lambda isr: len(isr) <= size,
+            timeout_s,
+            f"{topic}-{partition} to shrink to {size} in-sync replica(s)",
+        )
+
     def wait_for_leader(self, topic: str, partition: int = 0, not_on: int | None = None, timeout_s: float = 60) -> int:
         what = f"{topic}-{partition} to have a leader" + (f" other than broker {not_on}" if not_on else "")
         return wait_until(

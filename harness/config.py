@@ -33,6 +33,9 @@ DEFAULT_BROKER_SETTINGS: dict[str, str] = {
     "transaction.state.log.num.partitions": "6",
     # Consumer groups form at once instead of waiting 3 s for more members.
     "group.initial.rebalance.delay.ms": "0",
+    # A follower that stops fetching leaves the ISR after 10 s instead of 30 s, so faults
+    # on replication links show their effect within a test's patience.
+    "replica.lag.time.max.ms": "10000",
     # Topics are created explicitly by the harness, never by a typo in a client.
     "auto.create.topics.enable": "false",
 }

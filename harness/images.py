@@ -224,8 +224,8 @@ def build_kafka(settings: Settings) -> str:
     if _image_inputs(dc, tag) == inputs:
         say(f"{tag} is up to date")
         return tag
+    libs = _kafka_jars(settings, version)  # first: an unknown version fails in seconds, not after debootstrap
     base = _jre_base(settings, dc)
-    libs = _kafka_jars(settings, version)
     with step(f"build {tag}"), tempfile.TemporaryDirectory(dir=_cache(settings)) as tmp:
         context = Path(tmp)
         shutil.copytree(context_src, context, dirs_exist_ok=True)
@@ -299,7 +299,13 @@ def require_present(settings: Settings) -> None:
         try:
             dc.images.get(image)
         except ImageNotFound:
+            if image == settings.kafka_image and settings.kafka_version not in KNOWN_KAFKA_VERSIONS:
+                raise HarnessError(
+                    f"unknown Kafka version {settings.kafka_version}: no image {image}; tested versions are "
+                    f"{', '.join(KNOWN_KAFKA_VERSIONS)} (try another with "
+                    f"`kafka-harness images build --kafka-version {settings.kafka_version}`)"
+                ) from None
             raise HarnessError(
-                f"image {image} is not present: run `kafka-harness images build"
-                f"{' --kafka-version ' + settings.kafka_version if 'kafka:' in image else ''}` (or `make setup`)"
+                f"image {image} is not present: run `make setup` or `kafka-harness images build"
+                f" --kafka-version {settings.kafka_version}`"
             ) from None

@@ -1,0 +1,127 @@
+"""``kafka-harness``: list and run scenarios, build images, clean up leftovers.
+
+Exit status: 0 success (a scenario pair passed), 1 a guarantee was violated, 3 a pair was
+inconclusive (its control showed nothing), 2 bad input or environment (one line on
+stderr saying what to do), 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+import threading
+from pathlib import Path
+
+from harness import docker_engine, images, scenario
+from harness.config import KNOWN_KAFKA_VERSIONS, Settings
+from harness.errors import HarnessError
+
+EXIT = {"passed": 0, "failed": 1, "inconclusive": 3}
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    settings = Settings().with_overrides(
+        kafka_version=getattr(args, "kafka_version", None),
+        toxiproxy_version=getattr(args, "toxiproxy_version", None),
+        runs_dir=Path(args.runs_dir) if getattr(args, "runs_dir", None) else None,
+    )
+    images.check_kafka_version(settings.kafka_version)
+    return settings
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    for sid, s in scenario.all_scenarios().items():
+        print(f"{sid:<4} {s.title}")
+    return 0
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from harness.cluster import KafkaCluster
+    from harness.runner import run_pair
+
+    chosen = [scenario.get(sid) for sid in args.scenarios]  # unknown names fail before Docker is touched
+    settings = _settings(args)
+    outcomes = []
+    with KafkaCluster(settings) as cluster:
+        for s in chosen:
+            pair = run_pair(cluster, s, settings.runs_dir)
+            print(json.dumps(pair.to_json(), indent=2) if args.json else pair.summary(), flush=True)
+            outcomes.append(pair.outcome)
+    return max(EXIT[o] for o in outcomes)
+
+
+def cmd_images(args: argparse.Namespace) -> int:
+    images.ensure(_settings(args))
+    return 0
+
+
+def cmd_up(args: argparse.Namespace) -> int:
+    from harness.cluster import KafkaCluster
+
+    with KafkaCluster(_settings(args)) as cluster:
+        print(f"bootstrap.servers={cluster.bootstrap_servers()}", flush=True)
+        print("cluster is up; Ctrl-C (or SIGTERM) stops and removes it", file=sys.stderr, flush=True)
+        threading.Event().wait()
+    return 0
+
+
+def cmd_clean(args: argparse.Namespace) -> int:
+    removed = docker_engine.remove_leftovers(include_live=args.all)
+    print("\n".join(removed) if removed else "nothing to clean")
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="kafka-harness", description=__doc__.splitlines()[0])
+    p.add_argument("--verbose", action="store_true", help="print error details (log tails) too")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    def versions(sp: argparse.ArgumentParser) -> None:
+        sp.add_argument("--kafka-version", help=f"Kafka version (tested: {', '.join(KNOWN_KAFKA_VERSIONS)})")
+        sp.add_argument("--toxiproxy-version", help="Toxiproxy version")
+
+    sp = sub.add_parser("list", help="list scenarios with their one-line stories")
+    sp.set_defaults(func=cmd_list)
+
+    sp = sub.add_parser("run", help="run scenario pairs (control + guarantee) on a fresh cluster")
+    sp.add_argument("scenarios", nargs="+", metavar="SCENARIO", help="scenario ids, e.g. A1")
+    sp.add_argument("--json", action="store_true", help="print the verdict JSON instead of the summary")
+    sp.add_argument("--runs-dir", help="where run folders go (default: ./runs)")
+    versions(sp)
+    sp.set_defaults(func=cmd_run)
+
+    sp = sub.add_parser("images", help="build (or pull, when overridden) the broker and Toxiproxy images")
+    sp.add_argument("action", choices=["build"])
+    versions(sp)
+    sp.set_defaults(func=cmd_images)
+
+    sp = sub.add_parser("up", help="start a cluster and keep it until interrupted")
+    versions(sp)
+    sp.set_defaults(func=cmd_up)
+
+    sp = sub.add_parser("clean", help="remove containers and networks left by killed runs")
+    sp.add_argument("--all", action="store_true", help="also remove clusters of runs still alive")
+    sp.set_defaults(func=cmd_clean)
+    return p
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parser().parse_args(argv)
+    # SIGTERM unwinds like Ctrl-C, so the cluster's context manager removes its containers.
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
+    try:
+        sys.exit(args.func(args))
+    except HarnessError as exc:
+        print(f"kafka-harness: error: {exc}", file=sys.stderr)
+        if args.verbose and exc.detail:
+            print(exc.detail, file=sys.stderr)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        print("kafka-harness: interrupted; containers removed", file=sys.stderr)
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Bring a machine from nothing to ready: Python environment, Docker engine, build tools,
+# images. Every step checks first and skips what is already there, so a warm run is fast.
+#
+# System packages (docker.io, debootstrap, maven, golang-go) are installed only where that
+# is safe to do unasked: as root on a Debian-family system (CI machines). Anywhere else the
+# script prints the exact command and stops.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+say() { echo "==> $*" >&2; }
+die() { echo "setup: $*" >&2; exit 1; }
+
+may_install_system() { [ "$(id -u)" = 0 ] && [ -f /etc/debian_version ] && command -v apt-get >/dev/null; }
+
+apt_updated=""
+install_system() {  # install_system PACKAGE... : install, or say how and stop
+  if ! may_install_system; then
+    die "missing $*; install it yourself: sudo apt-get install -y $* (or your platform's equivalent)"
+  fi
+  if [ -z "$apt_updated" ]; then apt-get update -qq; apt_updated=1; fi
+  say "installing Debian packages: $*"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+}
+
+need_cmd() {  # need_cmd COMMAND DEBIAN_PACKAGE
+  command -v "$1" >/dev/null || install_system "$2"
+}
+
+# --- 1. Python environment -----------------------------------------------------------
+PY=$(command -v python3.11 || command -v python3 || true)
+[ -n "$PY" ] || die "Python 3.11 not found; install it (Debian: apt-get install python3.11 python3.11-venv)"
+"$PY" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' \
+  || die "$PY is not Python 3.11; set PATH so python3.11 comes first"
+want=$(sha256sum pyproject.toml | cut -d' ' -f1)
+if [ -x .venv/bin/python ] && [ "$(cat .venv/.setup-stamp 2>/dev/null)" = "$want" ]; then
+  say "python: .venv up to date"
+else
+  say "python: installing pinned dependencies into .venv (pyspark is ~490 MB; first time takes a few minutes)"
+  "$PY" -m venv .venv
+  .venv/bin/pip install -q --disable-pip-version-check -e '.[dev]'
+  echo "$want" > .venv/.setup-stamp
+fi
+
+# --- 2. Docker engine ----------------------------------------------------------------
+docker_answers() { .venv/bin/python -c 'import docker; docker.from_env(timeout=5).ping()' 2>/dev/null; }
+if docker_answers; then
+  say "docker: engine answers"
+else
+  command -v dockerd >/dev/null || install_system docker.io
+  if [ "$(id -u)" != 0 ]; then
+    die "the Docker daemon is not running; start it: sudo systemctl start docker (or start Docker Desktop)"
+  fi
+  say "docker: starting dockerd in the background (log: /var/log/kafka-eos-harness-dockerd.log)"
+  nohup dockerd >/var/log/kafka-eos-harness-dockerd.log 2>&1 &
+  for _ in $(seq 60); do docker_answers && break; sleep 1; done
+  docker_answers || die "dockerd did not answer within 60 s; see /var/log/kafka-eos-harness-dockerd.log"
+  say "docker: engine answers"
+fi
+
+# --- 3. Images -----------------------------------------------------------------------
+# Locally built images need debootstrap, Maven and Go; official images (KEH_KAFKA_IMAGE /
+# KEH_TOXIPROXY_IMAGE set) are pulled instead. Nothing is needed when the images exist.
+images_ready() { .venv/bin/python -c 'from harness.config import Settings; from harness import images; images.require_present(Settings())' 2>/dev/null; }
+if ! images_ready; then
+  if [ -z "${KEH_KAFKA_IMAGE:-}" ]; then need_cmd debootstrap debootstrap; need_cmd mvn maven; fi
+  if [ -z "${KEH_TOXIPROXY_IMAGE:-}" ]; then need_cmd go golang-go; fi
+fi
+.venv/bin/kafka-harness images build
+say "ready: run \`make test\`"

@@ -1,0 +1,46 @@
+"""Shared fixtures: one real cluster per test session, fresh topics per test.
+
+Tests that damage the cluster heal it before they end (faults are healed by the fault API
+itself), so the session cluster stays shared; that is what keeps `make test` fast.
+Verdict summaries of scenario tests are printed at the end of the pytest output.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+
+import pytest
+
+from harness.cluster import KafkaCluster
+from harness.config import Settings
+
+_SUMMARIES = pytest.StashKey[list[str]]()
+
+
+@pytest.fixture(scope="session")
+def cluster() -> Iterator[KafkaCluster]:
+    with KafkaCluster(Settings()) as c:
+        yield c
+
+
+@pytest.fixture
+def topic(cluster: KafkaCluster, request: pytest.FixtureRequest) -> str:
+    """A fresh RF-3 single-partition topic named after the test."""
+    name = f"t-{request.node.name[:40].replace('[', '-').replace(']', '')}-{uuid.uuid4().hex[:6]}"
+    cluster.create_topic(name, partitions=1)
+    return name
+
+
+@pytest.fixture
+def report(request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
+    """Call with a text block to have it printed in the session's summary."""
+    return request.config.stash.setdefault(_SUMMARIES, []).append
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # type: ignore[no-untyped-def]
+    summaries = config.stash.get(_SUMMARIES, [])
+    if summaries:
+        terminalreporter.section("scenario verdicts")
+        for text in summaries:
+            terminalreporter.write_line(text)

@@ -1,0 +1,32 @@
+"""The cluster comes up healthy, reachable only on loopback, with every link proxied."""
+
+from __future__ import annotations
+
+from harness.cluster import LISTENERS, PROBE_TOPIC, KafkaCluster
+
+
+def test_three_brokers_registered_and_probe_topic_in_sync(cluster: KafkaCluster) -> None:
+    assert cluster.registered_brokers() == [1, 2, 3]
+    assert cluster.isr(PROBE_TOPIC) == [1, 2, 3]
+
+
+def test_clients_only_ever_see_loopback_addresses(cluster: KafkaCluster) -> None:
+    assert all(hp.startswith("127.0.0.1:") for hp in cluster.bootstrap_servers().split(","))
+    advertised = cluster.admin().list_topics(timeout=5).brokers.values()
+    assert {b.host for b in advertised} == {"127.0.0.1"}
+
+
+def test_published_ports_bind_to_127_0_0_1_only(cluster: KafkaCluster) -> None:
+    for container in [cluster.toxiproxy, *(b.container for b in cluster.brokers.values())]:
+        assert container is not None
+        wrapped = container.get_wrapped_container()
+        wrapped.reload()
+        bindings = [b for mapped in (wrapped.ports or {}).values() if mapped for b in mapped]
+        assert all(b["HostIp"] == "127.0.0.1" for b in bindings), bindings
+
+
+def test_every_listener_of_every_broker_has_its_own_proxy(cluster: KafkaCluster) -> None:
+    assert cluster.proxies is not None
+    for node_id in (1, 2, 3):
+        for listener in LISTENERS:
+            assert cluster.proxies.toxics(cluster.proxy_name(node_id, listener)) == []
