@@ -114,7 +114,8 @@ def main(argv: list[str] | None = None) -> None:
     try:
         sys.exit(args.func(args))
     except HarnessError as exc:
-        print(f"kafka-harness: error: {exc}", file=sys.stderr)
+        hint = " (--verbose shows container logs)" if exc.detail and not args.verbose else ""
+        print(f"kafka-harness: error: {exc}{hint}", file=sys.stderr)
         if args.verbose and exc.detail:
             print(exc.detail, file=sys.stderr)
         sys.exit(2)

@@ -54,6 +54,15 @@ def env_name(prop: str) -> str:
     return "KAFKA_" + prop.replace("_", "___").replace("-", "__").replace(".", "_").upper()
 
 
+def new_cluster_id() -> str:
+    """A random Kafka cluster id (base64url of 16 bytes). One starting with "-" would be
+    read as an option by the storage tool (Kafka's own Uuid avoids them too)."""
+    while True:
+        cid = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+        if not cid.startswith("-"):
+            return cid
+
+
 @dataclass
 class Broker:
     node_id: int
@@ -84,7 +93,7 @@ class KafkaCluster:
     def __init__(self, settings: Settings | None = None) -> None:
         self.settings = settings or Settings()
         self.run_id = uuid.uuid4().hex[:8]
-        self.cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+        self.cluster_id = new_cluster_id()
         self.broker_settings = dict(DEFAULT_BROKER_SETTINGS)
         self.brokers: dict[int, Broker] = {}
         self.toxiproxy: DockerContainer | None = None
@@ -111,7 +120,8 @@ class KafkaCluster:
     # --- lifecycle ----------------------------------------------------------------
 
     def __enter__(self) -> KafkaCluster:
-        return self.start()
+        # `with KafkaCluster(...).start() as c` is fine too: the context then only stops it.
+        return self if self._started else self.start()
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
@@ -328,13 +338,21 @@ class KafkaCluster:
     def wait_ready(self, timeout_s: float) -> None:
         """Ready = all brokers registered and an RF-3 probe topic fully in sync."""
         wait_until(
-            self.registered_brokers, lambda ids: len(ids) == self.size, timeout_s, f"{self.size} brokers registered"
+            self.registered_brokers,
+            lambda ids: len(ids) == self.size,
+            timeout_s,
+            f"{self.size} brokers registered",
+            abort=self._exited_brokers,
         )
         if PROBE_TOPIC not in self.admin().list_topics(timeout=5).topics:
             self.create_topic(PROBE_TOPIC, 1, self.size, timeout_s=timeout_s)
         self.wait_for_isr(PROBE_TOPIC, 0, self.size, timeout_s)
 
     # --- diagnostics --------------------------------------------------------------
+
+    def _exited_brokers(self) -> str | None:
+        gone = [b.alias for b in self.brokers.values() if b.status() in ("exited", "dead")]
+        return f"broker container(s) exited: {', '.join(gone)}" if gone else None
 
     def _log_tails(self, lines: int = 30) -> str:
         parts = []

@@ -14,13 +14,18 @@ import pytest
 
 from harness.cluster import KafkaCluster
 from harness.config import Settings
+from harness.errors import HarnessError
 
 _SUMMARIES = pytest.StashKey[list[str]]()
 
 
 @pytest.fixture(scope="session")
 def cluster() -> Iterator[KafkaCluster]:
-    with KafkaCluster(Settings()) as c:
+    try:
+        started = KafkaCluster(Settings()).start()
+    except HarnessError as exc:  # show the brokers' log tails, not just the one-liner
+        pytest.fail(f"{exc}\n{exc.detail}", pytrace=False)
+    with started as c:
         yield c
 
 

@@ -30,3 +30,21 @@ def test_every_listener_of_every_broker_has_its_own_proxy(cluster: KafkaCluster)
     for node_id in (1, 2, 3):
         for listener in LISTENERS:
             assert cluster.proxies.toxics(cluster.proxy_name(node_id, listener)) == []
+
+
+def test_a_broker_that_cannot_start_fails_fast_with_its_log_and_leaves_nothing() -> None:
+    import docker
+    import pytest
+
+    from harness.config import LABEL_RUN
+    from harness.errors import HarnessError
+
+    bad = KafkaCluster().with_broker_properties({"min.insync.replicas": "banana"})
+    with pytest.raises(HarnessError) as err:
+        bad.start()
+    assert "exited" in str(err.value)
+    assert "min.insync.replicas" in err.value.detail  # the brokers' own complaint, from their log tail
+    dc = docker.from_env()
+    assert dc.containers.list(all=True, filters={"label": f"{LABEL_RUN}={bad.run_id}"}) == []
+    with pytest.raises(RuntimeError):
+        bad.with_broker_settings(min_insync_replicas="2")  # configuring after start() raises

@@ -37,3 +37,11 @@ def test_the_image_run_script_renders_the_same_properties_back(tmp_path: Path) -
     subprocess.run(["bash", "-c", script], env=env, check=True)
     rendered = dict(line.split("=", 1) for line in (tmp_path / "p").read_text().splitlines())
     assert rendered == {p: str(i) for i, p in enumerate(props)}
+
+
+def test_cluster_ids_never_start_with_a_dash() -> None:
+    # The storage tool would read "-t -abc" as two options and every broker would exit.
+    from harness.cluster import new_cluster_id
+
+    ids = [new_cluster_id() for _ in range(5000)]
+    assert all(len(i) == 22 and not i.startswith("-") for i in ids)
