@@ -33,18 +33,35 @@ def test_every_listener_of_every_broker_has_its_own_proxy(cluster: KafkaCluster)
 
 
 def test_a_broker_that_cannot_start_fails_fast_with_its_log_and_leaves_nothing() -> None:
+    # Its own process: toxiproxy-python allows one Toxiproxy per process, and the session
+    # cluster holds this one.
+    import json
+    import subprocess
+    import sys
+
     import docker
-    import pytest
 
     from harness.config import LABEL_RUN
-    from harness.errors import HarnessError
 
-    bad = KafkaCluster().with_broker_properties({"min.insync.replicas": "banana"})
-    with pytest.raises(HarnessError) as err:
-        bad.start()
-    assert "exited" in str(err.value)
-    assert "min.insync.replicas" in err.value.detail  # the brokers' own complaint, from their log tail
+    code = """
+import json
+from harness.cluster import KafkaCluster
+from harness.errors import HarnessError
+bad = KafkaCluster().with_broker_properties({"min.insync.replicas": "banana"})
+try:
+    bad.start()
+except HarnessError as exc:
+    try:
+        bad.with_broker_settings(min_insync_replicas="2")
+        late = "accepted"
+    except RuntimeError:
+        late = "refused"
+    print(json.dumps({"error": str(exc), "detail": exc.detail, "run": bad.run_id, "late": late}))
+"""
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=180)
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert "exited" in out["error"]
+    assert "min.insync.replicas" in out["detail"]  # the brokers' own complaint, from their log tail
+    assert out["late"] == "refused"  # configuring after start() raises instead of doing nothing
     dc = docker.from_env()
-    assert dc.containers.list(all=True, filters={"label": f"{LABEL_RUN}={bad.run_id}"}) == []
-    with pytest.raises(RuntimeError):
-        bad.with_broker_settings(min_insync_replicas="2")  # configuring after start() raises
+    assert dc.containers.list(all=True, filters={"label": f"{LABEL_RUN}={out['run']}"}) == []
