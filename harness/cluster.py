@@ -36,7 +36,7 @@ from harness.config import DEFAULT_BROKER_SETTINGS, LABEL, LABEL_PID, LABEL_RUN,
 from harness.errors import HarnessError
 from harness.progress import say, step
 from harness.proxy import ToxiproxyAPI
-from harness.waits import WaitTimeout, wait_until
+from harness.waits import wait_until
 
 LISTENERS = ("client", "replication", "controller")
 _BROKER_PORT = {"client": 9092, "replication": 9093, "controller": 9094}
@@ -147,7 +147,7 @@ class KafkaCluster:
             self.stop()
             if isinstance(exc, HarnessError):
                 raise
-            if isinstance(exc, WaitTimeout | Exception):
+            if isinstance(exc, Exception):  # WaitTimeout included
                 raise HarnessError(f"cluster did not start: {exc}".splitlines()[0][:400], detail) from exc
             raise
         return self

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from harness.progress import say
 from harness.proxy import FROM_BROKER, TO_BROKER
+from harness.waits import wait_until
 
 if TYPE_CHECKING:
     from harness.cluster import KafkaCluster
@@ -240,14 +241,24 @@ class Faults:
         if spec.kind == "cut":
             for proxy in proxies:
                 api.set_enabled(proxy, False)
-            return lambda: [api.set_enabled(p, True) for p in proxies] and None
+
+            def reconnect() -> None:
+                for proxy in proxies:
+                    api.set_enabled(proxy, True)
+
+            return reconnect
         added: list[tuple[str, str]] = []
         for proxy in proxies:
             for stream in _STREAMS[spec.direction]:
                 name = f"{spec.kind}-{stream}-{next(self._names)}"
                 api.add_toxic(proxy, name, LINK_TOXICS[spec.kind], stream, dict(spec.params))
                 added.append((proxy, name))
-        return lambda: [api.remove_toxic(p, n) for p, n in added] and None
+
+        def remove() -> None:
+            for proxy, name in added:
+                api.remove_toxic(proxy, name)
+
+        return remove
 
     def _process(self, kind: str, brokers: list[int]) -> Callable[[], None]:
         containers = [self.cluster.broker(b).docker() for b in brokers]
@@ -273,8 +284,6 @@ class Faults:
         return undo
 
     def wait_registered(self, brokers: list[int], timeout_s: float = 90) -> None:
-        from harness.waits import wait_until
-
         wait_until(
             self.cluster.registered_brokers,
             lambda ids: set(brokers) <= set(ids),
