@@ -1,7 +1,7 @@
 # kafka-eos-harness. A fresh machine needs two commands: `make setup`, then `make test`.
 VENV := .venv/bin
 
-.PHONY: setup test test-unit lint bench-cluster clean
+.PHONY: setup test test-unit lint bench-cluster bench-checker clean
 
 setup:  ## Python env, Docker engine, build tools and images (skips what exists)
 	bash scripts/setup.sh
@@ -24,3 +24,6 @@ bench-cluster: $(VENV)/python  ## cold and warm time-to-ready, peak memory
 
 clean: $(VENV)/python  ## remove containers/networks left by killed runs
 	$(VENV)/kafka-harness clean
+
+bench-checker: $(VENV)/python  ## checker wall time and peak RSS at 1M and 10M records
+	$(VENV)/python bench/bench_checker.py

@@ -139,6 +139,29 @@ def _cache(settings: Settings) -> Path:
     return settings.cache_dir
 
 
+def maven_closure(pom: Path, output: Path, what: str, *options: str) -> None:
+    """Copy the runtime dependency closure of the project in ``pom`` into ``output`` with mvn.
+
+    ``options`` are extra mvn arguments (a settings file, dependency-plugin properties).
+    Shared by the broker jars here and the Spark Kafka connector (harness.spark).
+    """
+    _run(
+        [
+            "mvn",
+            "-B",
+            "-q",
+            "-f",
+            str(pom),
+            "dependency:copy-dependencies",
+            "-DincludeScope=runtime",
+            f"-DoutputDirectory={output}",
+            *options,
+        ],
+        what,
+        "install Maven (Debian: apt-get install maven)",
+    )
+
+
 # --- Kafka ----------------------------------------------------------------------------
 
 
@@ -161,20 +184,7 @@ def _kafka_jars(settings: Settings, version: str) -> Path:
     (work / "pom.xml").write_text(_POM.format(version=version))
     with step(f"resolve org.apache.kafka:kafka_2.13:{version} and its runtime closure with mvn"):
         try:
-            _run(
-                [
-                    "mvn",
-                    "-B",
-                    "-q",
-                    "-f",
-                    str(work / "pom.xml"),
-                    "dependency:copy-dependencies",
-                    "-DincludeScope=runtime",
-                    f"-DoutputDirectory={libs}",
-                ],
-                f"resolve Kafka {version} from Maven Central",
-                "install Maven (Debian: apt-get install maven)",
-            )
+            maven_closure(work / "pom.xml", libs, f"resolve Kafka {version} from Maven Central")
         except HarnessError as exc:
             if "not found" in str(exc):
                 raise

@@ -1,72 +1,135 @@
-"""The ledger: an append-only JSON-lines history of one client process.
+"""The ledger: what one client process did, written as it happens, one CSV line per event.
 
-Every operation is written when invoked and again when it completes, as in Jepsen:
+Every workload process appends to its own ledger file. A line is one ``write()`` of a
+complete line on a line-buffered file, so a SIGKILL loses at most the line being written;
+its torn remainder fails the reader's checks (too few fields, or no end mark) and is
+ignored and reported, never trusted.
 
-- ``{"type": "invoke", "id", "key", "t"}``
-- ``{"type": "ok", "id", "partition", "offset", "t"}`` (acknowledged by the broker)
-- ``{"type": "fail", "id", "error", "t"}`` (definitely not written)
-- ``{"type": "info", "id", "error", "t"}`` (outcome unknown)
+Columns (``COLUMNS``; empty means "does not apply"):
 
-An invoke with no completion (the process was killed, or gave up) is also "info". Each
-line is one ``write()`` of a whole line, so a SIGKILL loses at most the line being
-written; the reader skips and counts a torn last line instead of failing.
+======== ==============================================================================
+event    one of ``EVENTS`` (below)
+time_us  wall clock, microseconds since the epoch (all processes share one machine clock)
+session  producer session: one producer instance; ``init_transactions`` starts a new one
+id       record id: ``session << 32 | seq`` (``make_id``); unique across a run
+key      record key as sent
+topic    topic the record was sent to (on ``invoke``; its ``ok`` is in the same topic)
+partition intended partition on ``invoke`` (empty: the partitioner chose), actual on ``ok``
+offset   offset the broker acknowledged
+txn      transaction number within the session
+source   for a consume-transform-produce output: the id of the input record it came from
+detail   error name, transactional.id, or other text
+end      always ``.``: a line without it was cut short
+======== ==============================================================================
+
+Events: ``session`` (a producer instance is ready: detail = transactional.id or empty;
+its time is when ``init_transactions`` returned, which fences older sessions of the same
+transactional.id), ``invoke`` (a send is about to be made), ``ok`` (acknowledged: written
+at that partition and offset), ``fail`` (definitely not written), ``info`` (outcome unknown:
+timed out, or failed after an attempt the broker may have written), ``txn-begin``,
+``txn-commit`` (commit requested), ``txn-committed``, ``txn-aborted``, ``txn-unknown``
+(the commit or abort did not say how it ended), ``fenced`` (the session learnt it was fenced).
+
+A send with no ``ok``/``fail``/``info`` line (the process died with it in flight) is
+indeterminate, exactly like ``info``.
 """
 
 from __future__ import annotations
 
-import json
+import csv
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
+
+COLUMNS = ("event", "time_us", "session", "id", "key", "topic", "partition", "offset", "txn", "source", "detail", "end")
+INT_COLUMNS = ("time_us", "session", "id", "partition", "offset", "txn", "source")  # the rest are text
+END_MARK = "."
+EVENTS = (
+    "session",
+    "invoke",
+    "ok",
+    "fail",
+    "info",
+    "txn-begin",
+    "txn-commit",
+    "txn-committed",
+    "txn-aborted",
+    "txn-unknown",
+    "fenced",
+)
+SEQ_BITS = 32
+
+
+def make_id(session: int, seq: int) -> int:
+    return (session << SEQ_BITS) | seq
+
+
+def now_us() -> int:
+    return time.time_ns() // 1000
 
 
 class LedgerWriter:
-    def __init__(self, path: Path, process: str) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        # Line-buffered text: each record reaches the kernel when its line is complete, and
-        # what the kernel has survives the process being killed.
-        self._file: IO[str] = path.open("a", buffering=1, encoding="utf-8")
-        self.process = process
+    """Appends events to one process's ledger file."""
 
-    def write(self, kind: str, op_id: str, **fields: Any) -> None:
-        self._file.write(json.dumps({"type": kind, "id": op_id, "t": round(time.time(), 6), **fields}) + "\n")
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fresh = not path.exists() or path.stat().st_size == 0
+        # Line-buffered: each line reaches the kernel when it is complete, and what the
+        # kernel has survives the process being killed.
+        self._file: IO[str] = path.open("a", buffering=1, encoding="utf-8", newline="")
+        self._csv = csv.writer(self._file, lineterminator="\n")
+        if fresh:
+            self._csv.writerow(COLUMNS)
+
+    def _row(
+        self,
+        event: str,
+        *,
+        session: int | None = None,
+        id: int | None = None,
+        key: str | None = None,
+        topic: str | None = None,
+        partition: int | None = None,
+        offset: int | None = None,
+        txn: int | None = None,
+        source: int | None = None,
+        detail: str | None = None,
+    ) -> None:
+        fields = (session, id, key, topic, partition, offset, txn, source, detail)
+        self._csv.writerow((event, now_us(), *("" if f is None else f for f in fields), END_MARK))
+
+    def session(self, session: int, transactional_id: str | None = None) -> None:
+        self._row("session", session=session, detail=transactional_id)
+
+    def invoke(
+        self,
+        session: int,
+        record_id: int,
+        topic: str,
+        key: str | None = None,
+        partition: int | None = None,
+        txn: int | None = None,
+        source: int | None = None,
+    ) -> None:
+        self._row(
+            "invoke", session=session, id=record_id, key=key, topic=topic, partition=partition, txn=txn, source=source
+        )
+
+    def ok(self, record_id: int, partition: int, offset: int) -> None:
+        self._row("ok", id=record_id, partition=partition, offset=offset)
+
+    def fail(self, record_id: int, error: str) -> None:
+        self._row("fail", id=record_id, detail=error)
+
+    def info(self, record_id: int, error: str) -> None:
+        self._row("info", id=record_id, detail=error)
+
+    def txn(self, state: str, session: int, txn: int, detail: str | None = None) -> None:
+        """``state``: begin, commit, committed, aborted or unknown."""
+        self._row(f"txn-{state}", session=session, txn=txn, detail=detail)
+
+    def fenced(self, session: int, error: str) -> None:
+        self._row("fenced", session=session, detail=error)
 
     def close(self) -> None:
         self._file.close()
-
-
-@dataclass
-class History:
-    """What the ledgers say happened to each record id."""
-
-    invoked: dict[str, dict[str, Any]] = field(default_factory=dict)
-    acked: dict[str, tuple[int, int]] = field(default_factory=dict)  # id -> (partition, offset)
-    failed: dict[str, str] = field(default_factory=dict)
-    torn_lines: list[str] = field(default_factory=list)
-
-    @property
-    def indeterminate(self) -> set[str]:
-        """Invoked, but neither acknowledged nor definitely failed."""
-        return set(self.invoked) - set(self.acked) - set(self.failed)
-
-
-def read(paths: list[Path]) -> History:
-    history = History()
-    for path in paths:
-        with path.open(encoding="utf-8", errors="replace") as f:
-            for lineno, line in enumerate(f, 1):
-                try:
-                    op = json.loads(line)
-                    kind, op_id = op["type"], op["id"]
-                except (json.JSONDecodeError, KeyError, TypeError):
-                    history.torn_lines.append(f"{path.name}:{lineno}")
-                    continue
-                if kind == "invoke":
-                    history.invoked[op_id] = op
-                elif kind == "ok":
-                    history.acked[op_id] = (op["partition"], op["offset"])
-                    history.failed.pop(op_id, None)
-                elif kind == "fail" and op_id not in history.acked:
-                    history.failed[op_id] = op.get("error", "")
-    return history

@@ -15,7 +15,7 @@ import time
 import uuid
 from pathlib import Path
 
-from harness import checker, ledger, readback
+from harness import checker, history, readback
 from harness.cluster import KafkaCluster
 from harness.faults import Faults, Schedule
 from harness.progress import say, step
@@ -30,23 +30,28 @@ def run_variant(cluster: KafkaCluster, scenario: Scenario, variant: Variant, run
     cluster.create_topic(topic, scenario.partitions, config=scenario.topic_config)
     w = scenario.workload
     config = {**w.config, **variant.producer_config}
+    if "transactional.id" in config:  # unique per run: no stale epoch of an earlier run interferes
+        config["transactional.id"] = f"{config['transactional.id']}-{topic}"
     spec = ProducerSpec(
         bootstrap_servers=cluster.bootstrap_servers(),
         topic=topic,
-        ledger=str(run_dir / "producer-0.ledger"),
+        ledger=str(run_dir / "ledgers" / "producer-1.csv"),
+        session=1,
         count=w.count,
         rate_per_s=w.rate_per_s,
         value_bytes=w.value_bytes,
         keys=w.keys,
         config=config,
+        txn_size=w.txn_size,
+        abort_every=w.abort_every,
     )
-    spec_path = spec.save(run_dir / "producer-0.spec.json")
+    spec_path = spec.save(run_dir / "producer-1.spec.json")
 
     faults = Faults(cluster)
     schedule = Schedule(faults, scenario.schedule(topic))
     with (
         step(f"{scenario.id} {variant.name}: {w.count} records at {w.rate_per_s:.0f}/s to {topic}"),
-        (run_dir / "producer-0.out").open("w") as out,
+        (run_dir / "producer-1.out").open("w") as out,
     ):
         proc = subprocess.Popen(
             [sys.executable, "-m", "harness.workloads.producer", str(spec_path)], stdout=out, stderr=subprocess.STDOUT
@@ -60,14 +65,17 @@ def run_variant(cluster: KafkaCluster, scenario: Scenario, variant: Variant, run
             say(f"producer did not finish within {budget:.0f}s; killed (its unfinished sends are indeterminate)")
         finally:
             schedule.finish()  # heal before reading back
-    with step(f"{scenario.id} {variant.name}: read back {topic}"):
-        history = ledger.read([Path(spec.ledger)])
-        records = readback.read_topic(cluster.bootstrap_servers(), topic)
-    result = checker.check_delivery(history, records)
+    with step(f"{scenario.id} {variant.name}: read back {topic} (read_committed and read_uncommitted)"):
+        reads = readback.read_back(cluster.bootstrap_servers(), [topic], run_dir / "reads")
+    result = checker.check(
+        history.load(sorted((run_dir / "ledgers").glob("*.csv")), reads),
+        checker.CheckOptions(view=variant.consumer_view),
+    )
     result.notes.extend(schedule.errors)
     context = {
         "kafka_version": cluster.settings.kafka_version,
-        "topic": topic,
+        "topics": [topic],
+        "consumer_view": variant.consumer_view,
         "producer_config": config,
         "faults": faults.records(),
         "run_dir": str(run_dir),

@@ -23,6 +23,7 @@ class Variant:
     name: str
     producer_config: dict[str, Any]
     expect: dict[str, str]
+    consumer_view: str = "read_committed"  # the isolation level the scenario's consumers read with
 
 
 @dataclass(frozen=True)
@@ -32,6 +33,8 @@ class ProducerWorkload:
     value_bytes: int = 100
     keys: int = 0
     config: dict[str, Any] = field(default_factory=dict)  # shared by both variants
+    txn_size: int = 10  # used when the config has a transactional.id
+    abort_every: int = 0
 
 
 @dataclass(frozen=True)

@@ -7,15 +7,38 @@ ALLOWED (reported, not judged). A pair is:
 - **failed**: the guarantee showed a forbidden anomaly;
 - **inconclusive**: the guarantee is clean but the control did not show its anomaly, so
   the clean result proved nothing about the fault.
+
+``verdict.json`` of one variant (schema ``SCHEMA``)::
+
+    schema          "kafka-eos-harness/verdict/1"
+    scenario        scenario id, e.g. "A1"
+    variant         "control" or "guarantee"
+    passed          the variant met its expectation
+    reasons         why not, one line per unmet expectation
+    expect          anomaly -> "required" | "forbidden" | "allowed"
+    counts          anomaly -> count (every anomaly of harness.checker.ANOMALIES)
+    result          the checker's comparable output:
+      anomalies       anomaly -> {count, examples: [{id, producer, session, txn, at, ...}]}
+      stats           sent, acknowledged, failed, indeterminate, indeterminate_read,
+                      transactions_*, sessions, sessions_fenced, *_records, markers, distinct_read
+      ledger_problems ledger file -> lines ignored (torn or malformed)
+    notes           human detail: which ledger lines were ignored, fault-healing errors
+    kafka_version, topics, consumer_view, producer_config, producer_exit, run_dir
+    faults          [{kind, target, at, healed_at, ...}] as applied, with wall-clock times
+
+A pair's ``verdict.json`` holds ``scenario``, ``title``, ``verdict`` (passed / failed /
+inconclusive) and both variants' documents under ``control`` and ``guarantee``.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
 from harness.checker import CheckResult
 
+SCHEMA = "kafka-eos-harness/verdict/1"
 REQUIRED = "required"
 FORBIDDEN = "forbidden"
 ALLOWED = "allowed"
@@ -33,13 +56,16 @@ class VariantVerdict:
 
     def to_json(self) -> dict[str, Any]:
         return {
+            "schema": SCHEMA,
             "scenario": self.scenario,
             "variant": self.variant,
             "passed": self.passed,
             "reasons": self.reasons,
             "expect": self.expect,
-            **self.context,
+            "counts": {name: finding.count for name, finding in self.result.anomalies.items()},
             "result": self.result.to_json(),
+            "notes": self.result.notes,
+            **self.context,
         }
 
 
@@ -81,19 +107,24 @@ class PairVerdict:
     def summary(self) -> str:
         lines = [f"{self.scenario} {self.title}: {self.outcome.upper()}"]
         for v in (self.control, self.guarantee):
+            # Anomalies with an expectation or a finding; the rest are zero and unjudged.
+            shown = [a for a in v.result.anomalies if a in v.expect or v.result.count(a)]
             counts = "  ".join(
                 f"{a}={v.result.count(a)}"
                 + (f" [{v.expect[a]} {'ok' if _met(v, a) else 'NOT MET'}]" if a in v.expect else "")
-                for a in v.result.anomalies
+                for a in shown
             )
             stats = v.result.stats
             lines.append(
-                f"  {v.variant:<9} {counts}   (acked {stats['acked']}, indeterminate "
-                f"{stats['indeterminate']}, recovered {stats['recovered']}, read {stats['read']})"
+                f"  {v.variant:<9} {counts}   (sent {stats['sent']}, acked {stats['acknowledged']}, "
+                f"indeterminate {stats['indeterminate']} of which read {stats['indeterminate_read']}, "
+                f"read {stats['read_committed_records']} committed / {stats['read_uncommitted_records']} uncommitted)"
             )
             for anomaly, finding in v.result.anomalies.items():
                 if finding.examples:
-                    lines.append(f"            e.g. {anomaly}: {finding.examples[0]}")
+                    lines.append(f"            e.g. {anomaly}: {json.dumps(finding.examples[0])}")
+            for problem, n in v.result.ledger_problems.items():
+                lines.append(f"            ledger {problem}: {n} line(s) ignored")
         return "\n".join(lines)
 
 

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Bring a machine from nothing to ready: Python environment, Docker engine, build tools,
-# images. Every step checks first and skips what is already there, so a warm run is fast.
+# Bring a machine from nothing to ready: Python environment, Java and Spark's Kafka
+# connector, Docker engine, build tools, images. Every step checks first and skips what is
+# already there, so a warm run is fast.
 #
-# System packages (docker.io, debootstrap, maven, golang-go) are installed only where that
-# is safe to do unasked: as root on a Debian-family system (CI machines). Anywhere else the
-# script prints the exact command and stops.
+# System packages (openjdk-17-jre-headless, docker.io, debootstrap, maven, golang-go) are
+# installed only where that is safe to do unasked: as root on a Debian-family system (CI
+# machines). Anywhere else the script prints the exact command and stops.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -42,7 +43,33 @@ else
   echo "$want" > .venv/.setup-stamp
 fi
 
-# --- 2. Docker engine ----------------------------------------------------------------
+# --- 2. Java and the Spark Kafka connector -------------------------------------------
+# pyspark runs Spark in a local JVM, which needs Java 17+. Its Kafka connector is not part
+# of the pyspark package: it is fetched once with Maven into the cache (harness/spark.py).
+need_cmd java openjdk-17-jre-headless
+java_major=$(java -version 2>&1 | sed -n 's/.*version "\([0-9]*\).*/\1/p' | head -n 1)
+[ "${java_major:-0}" -ge 17 ] || die "java is version ${java_major:-unknown} but Spark needs 17+; \
+install openjdk-17-jre-headless and make it the default (update-alternatives --config java)"
+say "java: version $java_major"
+spark_jars_ready() { .venv/bin/python -c 'import sys; from harness.config import Settings; from harness import spark; sys.exit(not spark.connector_jars_cached(Settings()))' 2>/dev/null; }
+if spark_jars_ready; then
+  say "spark: Kafka connector jars cached"
+else
+  need_cmd mvn maven
+  .venv/bin/python -c '
+import sys
+from harness import spark
+from harness.config import Settings
+from harness.errors import HarnessError
+try:
+    spark.connector_jars(Settings())
+except HarnessError as exc:
+    sys.exit(f"setup: {exc}\n{exc.detail}")
+'
+  say "spark: Kafka connector jars fetched"
+fi
+
+# --- 3. Docker engine ----------------------------------------------------------------
 docker_answers() { .venv/bin/python -c 'import docker; docker.from_env(timeout=5).ping()' 2>/dev/null; }
 if docker_answers; then
   say "docker: engine answers"
@@ -58,7 +85,7 @@ else
   say "docker: engine answers"
 fi
 
-# --- 3. Images -----------------------------------------------------------------------
+# --- 4. Images -----------------------------------------------------------------------
 # Locally built images need debootstrap, Maven and Go; official images (KEH_KAFKA_IMAGE /
 # KEH_TOXIPROXY_IMAGE set) are pulled instead. Nothing is needed when the images exist.
 images_ready() { .venv/bin/python -c 'from harness.config import Settings; from harness import images; images.require_present(Settings())' 2>/dev/null; }
