@@ -36,7 +36,10 @@ class ToxiproxyAPI:
         APIConsumer._keh_bound = False  # type: ignore[attr-defined]
 
     def running(self) -> bool:
-        return bool(self._server.running())
+        # A real request: toxiproxy-python's running() only opens a TCP connection, which
+        # Docker's port proxy accepts before the server listens (resets came right after).
+        self._server.proxies()
+        return True
 
     def create(self, name: str, listen: str, upstream: str) -> None:
         self._proxies[name] = self._server.create(upstream=upstream, name=name, listen=listen)
