@@ -249,6 +249,8 @@ def _order(c: _Context) -> Finding:
     number below the running maximum of its group was sent earlier but stored later."""
     h, slot = c.h, c.row_slot
     first = slot >= 0
+    if not first.any():  # nothing read was sent (no ledgers, say): nothing to order, and no copies to index
+        return Finding()
     dup_rows = np.flatnonzero(first & (c.copies[np.maximum(slot, 0)] > 1))
     if len(dup_rows):  # keep only the first (lowest position) copy of a duplicated id
         first[dup_rows] = False

@@ -250,6 +250,8 @@ def _validate_lines(raw: bytes, name: str) -> tuple[bytes, list[str]]:
                 return b"", [f"{name}:1: not a ledger (header is {line.strip()[:60]!r})"]
             kept.append(line)
             continue
+        if not line.strip("\r\n"):  # an empty line: the fast reader skips it uncounted, so must this
+            continue
         if reason is None and (len(row) != len(COLUMNS) or row[-1] != END_MARK):
             reason = "cut short (no end mark)"
         if reason is None and row[0] not in _EVENT:
@@ -337,7 +339,7 @@ class _LedgerReader:
         def rows(event: str) -> np.ndarray:
             return ev == _EVENT[event]
 
-        m = rows("invoke")
+        m = rows("invoke") & (ids >= 0)  # no id, no slot (and no 2**32-slot session -1)
         if m.any():
             self.slots.invoke(
                 ids[m],
