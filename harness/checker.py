@@ -55,6 +55,7 @@ from harness.history import (
     History,
     View,
     distinct,
+    lookup,
 )
 from harness.ledger import SEQ_BITS
 
@@ -123,7 +124,7 @@ class _Context:
         self.session_index = h.session_index_of_slots().astype(np.int32)
         self.in_txn = sends.txn >= 0
         key = np.where(self.in_txn, (h.sessions.id[self.session_index] << SEQ_BITS) | sends.txn, -1)
-        self.txn_index, txn_found = _lookup(h.txns.key, key)
+        self.txn_index, txn_found = lookup(h.txns.key, key)
         del key
         self.in_txn &= txn_found
         state = np.where(self.in_txn, h.txns.state[self.txn_index] if len(h.txns.key) else -1, -1)
@@ -132,6 +133,11 @@ class _Context:
         del state
         read_topics = np.unique(np.concatenate([distinct(History.topic_of(v.pos)) for v in h.views.values()]))
         self.to_read_topic = np.isin(sends.topic, read_topics)
+        # Ids read but never sent (undecodable values excluded), with how often each was read.
+        self.phantom_ids, self.phantom_rows = np.unique(
+            self.view.id[(self.row_slot < 0) & (self.view.id >= 0)], return_counts=True
+        )
+        self.fence = _fence_times(h)
 
     # -- describing records for examples --
     def about(self, slot: int) -> dict[str, Any]:
@@ -175,11 +181,11 @@ def check(history: History, options: CheckOptions = CheckOptions()) -> CheckResu
         "transactions_aborted": int(np.count_nonzero(h.txns.state == TXN_ABORTED)),
         "transactions_unknown": int(np.count_nonzero(h.txns.state < TXN_ABORTED)),
         "sessions": len(h.sessions.id),
-        "sessions_fenced": int(np.count_nonzero(_fence_times(h) < _NEVER)),
+        "sessions_fenced": int(np.count_nonzero(c.fence < _NEVER)),
         "read_committed_records": _data_rows(h.views.get("read_committed")),
         "read_uncommitted_records": _data_rows(ru),
         "markers": 0 if ru is None else int(np.count_nonzero(ru.id == MARKER_ID)),
-        "distinct_read": int(np.count_nonzero(c.visible)) + len(_phantom_ids(c)),
+        "distinct_read": int(np.count_nonzero(c.visible)) + len(c.phantom_ids),
     }
     problems = {p.file: p.ignored_lines for p in h.problems}
     notes = [reason for p in h.problems for reason in p.reasons]
@@ -191,7 +197,7 @@ def check(history: History, options: CheckOptions = CheckOptions()) -> CheckResu
 
 def _duplicate(c: _Context) -> Finding:
     slots = np.flatnonzero(c.copies > 1)
-    ghost_ids, ghost_rows = _phantom_ids(c, with_counts=True)
+    ghost_ids, ghost_rows = c.phantom_ids, c.phantom_rows
     ghosts = ghost_ids[ghost_rows > 1]
     examples = []
     for s in slots[: c.n_ex]:
@@ -229,14 +235,8 @@ def _aborted_read(c: _Context) -> Finding:
     return Finding(len(slots), examples)
 
 
-def _phantom_ids(c: _Context, with_counts: bool = False):  # type: ignore[no-untyped-def]
-    """Distinct ids read but never sent (undecodable values excluded)."""
-    ids = c.view.id[(c.row_slot < 0) & (c.view.id >= 0)]
-    return np.unique(ids, return_counts=True) if with_counts else np.unique(ids)
-
-
 def _phantom(c: _Context) -> Finding:
-    ids = _phantom_ids(c)
+    ids = c.phantom_ids
     undecodable = np.flatnonzero(c.view.id < MARKER_ID)
     examples = [{"id": int(i), "at": c.places(int(i))} for i in ids[: c.n_ex]]
     if len(undecodable) and len(examples) < c.n_ex:
@@ -317,7 +317,7 @@ def _inconsistent(c: _Context) -> Finding:
     examples: list[dict[str, Any]] = []
     count = 0
     if rc is not None:  # the two readers, offset by offset
-        j, there = _lookup(ru.pos, rc.pos)
+        j, there = lookup(ru.pos, rc.pos)
         bad = np.flatnonzero(~there | (ru.id[j] != rc.id))
         count += len(bad)
         for b in bad[: c.n_ex]:
@@ -336,7 +336,7 @@ def _inconsistent(c: _Context) -> Finding:
     known = ru_slot >= 0
     confirmed[ru_slot[known][ack_pos[ru_slot[known]] == ru.pos[known]]] = True
     doubtful = np.flatnonzero((ack_pos >= 0) & ~confirmed)
-    j, there = _lookup(ru.pos, ack_pos[doubtful])
+    j, there = lookup(ru.pos, ack_pos[doubtful])
     ids = h.id_of(doubtful)
     bad = np.flatnonzero((there & (ru.id[j] != ids)) | (~there & c.visible[doubtful]))
     count += len(bad)
@@ -394,7 +394,7 @@ def _fence_times(h: History) -> np.ndarray:
 
 def _zombie(c: _Context) -> Finding:
     h = c.h
-    fence = _fence_times(h)
+    fence = c.fence
     if not np.any(fence < _NEVER):
         return Finding()
     candidates = np.flatnonzero(c.visible & c.in_txn & (fence[c.session_index] < _NEVER))
@@ -410,11 +410,3 @@ def _zombie(c: _Context) -> Finding:
 
 def _data_rows(view: View | None) -> int:
     return 0 if view is None else int(np.count_nonzero(view.id != MARKER_ID))
-
-
-def _lookup(sorted_keys: np.ndarray, needles: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Index of each needle in ``sorted_keys`` (clipped) and whether it is there."""
-    if not len(sorted_keys):
-        return np.zeros(len(needles), np.int64), np.zeros(len(needles), bool)
-    idx = np.minimum(np.searchsorted(sorted_keys, needles), len(sorted_keys) - 1)
-    return idx, sorted_keys[idx] == needles

@@ -493,8 +493,16 @@ def _session_index(s: Sessions, session: np.ndarray) -> np.ndarray:
         table = np.full(top + 2, -1, np.int64)
         table[s.id] = np.arange(len(s.id))
         return table[np.clip(session, -1, top + 1)]
-    k = np.minimum(np.searchsorted(s.id, session), len(s.id) - 1)
-    return np.where(s.id[k] == session, k, -1)
+    k, found = lookup(s.id, session)
+    return np.where(found, k, -1)
+
+
+def lookup(sorted_keys: np.ndarray, needles: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Index of each needle in ``sorted_keys`` (clipped) and whether it is there."""
+    if not len(sorted_keys):
+        return np.zeros(len(needles), np.int64), np.zeros(len(needles), bool)
+    idx = np.minimum(np.searchsorted(sorted_keys, needles), len(sorted_keys) - 1)
+    return idx, sorted_keys[idx] == needles
 
 
 def _transactions(events: _Chunks) -> Transactions:
