@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from confluent_kafka import KafkaException
+from confluent_kafka import ElectionType, KafkaError, KafkaException, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 from testcontainers.core.container import DockerContainer
 from testcontainers.core.network import Network
@@ -331,6 +331,15 @@ class KafkaCluster:
         return wait_until(
             lambda: self.leader(topic, partition), lambda lead: lead > 0 and lead != not_on, timeout_s, what
         )
+
+    def elect_preferred_leader(self, topic: str, partition: int = 0, timeout_s: float = 30) -> None:
+        """Make the first replica the leader again; it must be in the ISR by then."""
+        future = self.admin().elect_leaders(ElectionType.PREFERRED, [TopicPartition(topic, partition)])
+        failure = next(iter(future.result(timeout_s).values()), None)
+        err = failure.args[0] if isinstance(failure, KafkaException) else failure
+        # ELECTION_NOT_NEEDED: it already leads, which is what was asked for.
+        if err is not None and err.code() != KafkaError.ELECTION_NOT_NEEDED:
+            raise HarnessError(f"preferred leader election for {topic}-{partition} failed: {err.str()}")
 
     def registered_brokers(self) -> list[int]:
         return sorted(self.admin().list_topics(timeout=5).brokers)

@@ -1,20 +1,27 @@
 """Faults: link toxics and process faults behind one API, aimed at roles, healed on demand.
 
-A fault is data (``FaultSpec``): what to do, to which *role* ("the leader of orders-0"),
-on which listener and direction. The role is resolved to concrete brokers only when the
-fault fires, as in Jepsen. ``Faults.inject`` returns an ``Injected`` whose ``heal()``
-undoes exactly that fault; ``Faults.heal_all`` undoes everything. A ``Schedule`` is a
-timed list of (at, fault, duration) run beside a workload, and always heals at its end.
+A fault is data (``FaultSpec``): what to do, to which *role* ("the leader of orders-0",
+"the app producer-1"), on which listener and direction. The role is resolved to concrete
+brokers only when the fault fires, as in Jepsen. ``Faults.inject`` returns an
+``Injected`` whose ``heal()`` undoes exactly that fault; ``Faults.heal_all`` undoes
+everything. A ``Schedule`` is a timed list of steps (at, optional condition, fault,
+duration) run beside a workload, and always heals at its end.
+
+Process faults on an ``App`` hit the workload's OS process: kill is SIGKILL, stop is
+SIGTERM, pause is SIGSTOP. Healing a killed or stopped app starts its next incarnation,
+which resumes the same work (the app decides how, from its ledger); healing a pause is
+SIGCONT.
 """
 
 from __future__ import annotations
 
 import itertools
+import signal
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from harness.progress import say
 from harness.proxy import FROM_BROKER, TO_BROKER
@@ -76,7 +83,78 @@ class Followers:
         return f"followers of {self.topic}-{self.partition}"
 
 
-Target = Node | Leader | Followers
+@dataclass(frozen=True)
+class Replicas:
+    """Every replica of a partition (the target of a leader election)."""
+
+    topic: str
+    partition: int = 0
+
+    def resolve(self, cluster: KafkaCluster) -> list[int]:
+        return sorted(cluster.partition(self.topic, self.partition).replicas)
+
+    def __str__(self) -> str:
+        return f"replicas of {self.topic}-{self.partition}"
+
+
+@dataclass(frozen=True)
+class App:
+    """A workload process of the run, by the name the runner registered it under."""
+
+    name: str
+
+    def resolve(self, cluster: KafkaCluster) -> list[int]:
+        return []
+
+    def __str__(self) -> str:
+        return f"app {self.name}"
+
+
+Target = Node | Leader | Followers | Replicas | App
+
+
+class AppHandle(Protocol):
+    """What faults need from a workload process (``harness.workloads.process.AppProcess``)."""
+
+    def signal(self, signum: int) -> None: ...
+
+    def restart(self) -> None: ...
+
+
+# --- conditions a step can wait for ---------------------------------------------------
+
+
+@dataclass(frozen=True)
+class IsrAtMost:
+    """The partition's ISR has shrunk to ``size`` (e.g. followers cut off have left it)."""
+
+    topic: str
+    partition: int
+    size: int
+
+    def holds(self, cluster: KafkaCluster) -> bool:
+        return len(cluster.isr(self.topic, self.partition)) <= self.size
+
+    def __str__(self) -> str:
+        return f"ISR of {self.topic}-{self.partition} <= {self.size}"
+
+
+@dataclass(frozen=True)
+class IsrAtLeast:
+    """The partition's ISR has grown back to ``size`` (e.g. a restarted broker caught up)."""
+
+    topic: str
+    partition: int
+    size: int
+
+    def holds(self, cluster: KafkaCluster) -> bool:
+        return len(cluster.isr(self.topic, self.partition)) >= self.size
+
+    def __str__(self) -> str:
+        return f"ISR of {self.topic}-{self.partition} >= {self.size}"
+
+
+Condition = IsrAtMost | IsrAtLeast
 
 
 # --- fault specs --------------------------------------------------------------------
@@ -91,7 +169,10 @@ LINK_TOXICS = {
     "limit_data": "limit_data",
 }
 PROCESS_FAULTS = ("kill", "stop", "pause", "restart")
-FAULT_KINDS = (*LINK_TOXICS, "cut", *PROCESS_FAULTS)
+APP_SIGNALS = {"kill": signal.SIGKILL, "stop": signal.SIGTERM, "pause": signal.SIGSTOP}
+# Cluster operations: done once, nothing to heal.
+OPERATIONS = ("elect_preferred",)
+FAULT_KINDS = (*LINK_TOXICS, "cut", *PROCESS_FAULTS, *OPERATIONS)
 
 
 @dataclass(frozen=True)
@@ -107,7 +188,8 @@ class FaultSpec:
             raise ValueError(f"unknown fault {self.kind!r}; one of {', '.join(FAULT_KINDS)}")
 
     def describe(self) -> str:
-        where = "" if self.kind in PROCESS_FAULTS else f" on {'+'.join(self.listeners)} ({self.direction})"
+        link = self.kind in LINK_TOXICS or self.kind == "cut"
+        where = f" on {'+'.join(self.listeners)} ({self.direction})" if link else ""
         args = ", ".join(f"{k}={v}" for k, v in self.params.items())
         return f"{self.kind}{f'({args})' if args else ''} {self.target}{where}"
 
@@ -188,6 +270,11 @@ def restart(target: Target) -> FaultSpec:
     return FaultSpec("restart", target)
 
 
+def elect_preferred(topic: str, partition: int = 0) -> FaultSpec:
+    """Move leadership back to the preferred (first) replica, as an operator would."""
+    return FaultSpec("elect_preferred", Replicas(topic, partition))
+
+
 # --- injection ----------------------------------------------------------------------
 
 
@@ -203,7 +290,8 @@ class Injected:
         if self.healed_at is None:
             self._undo()
             self.healed_at = time.time()
-            say(f"healed: {self.spec.describe()} -> brokers {self.brokers}")
+            if self.spec.kind not in OPERATIONS:  # an operation has nothing to undo
+                say(f"healed: {self.spec.describe()}" + (f" -> brokers {self.brokers}" if self.brokers else ""))
 
     def record(self) -> dict[str, Any]:
         return {
@@ -221,18 +309,40 @@ class Injected:
 class Faults:
     """Injects faults into one cluster and remembers them, for healing and for the report."""
 
-    def __init__(self, cluster: KafkaCluster) -> None:
+    def __init__(self, cluster: KafkaCluster, apps: dict[str, AppHandle] | None = None) -> None:
         self.cluster = cluster
+        self.apps = apps if apps is not None else {}
         self.log: list[Injected] = []
         self._names = itertools.count(1)
 
     def inject(self, spec: FaultSpec) -> Injected:
         brokers = spec.target.resolve(self.cluster)
-        undo = self._process(spec.kind, brokers) if spec.kind in PROCESS_FAULTS else self._link(spec, brokers)
+        if isinstance(spec.target, App):
+            undo = self._app(spec.kind, spec.target.name)
+        elif spec.kind in PROCESS_FAULTS:
+            undo = self._process(spec.kind, brokers)
+        elif spec.kind in OPERATIONS:
+            undo = self._operation(spec)
+        else:
+            undo = self._link(spec, brokers)
         injected = Injected(spec, brokers, time.time(), undo)
         self.log.append(injected)
-        say(f"fault: {spec.describe()} -> brokers {brokers}")
+        say(f"fault: {spec.describe()}" + (f" -> brokers {brokers}" if brokers else ""))
         return injected
+
+    def _app(self, kind: str, name: str) -> Callable[[], None]:
+        if kind not in APP_SIGNALS:
+            raise ValueError(f"{kind} does not apply to an app; one of {', '.join(APP_SIGNALS)}")
+        app = self.apps[name]
+        app.signal(APP_SIGNALS[kind])
+        if kind == "pause":
+            return lambda: app.signal(signal.SIGCONT)
+        return app.restart
+
+    def _operation(self, spec: FaultSpec) -> Callable[[], None]:
+        assert isinstance(spec.target, Replicas)
+        self.cluster.elect_preferred_leader(spec.target.topic, spec.target.partition)
+        return lambda: None
 
     def _link(self, spec: FaultSpec, brokers: list[int]) -> Callable[[], None]:
         api = self.cluster.proxies
@@ -321,50 +431,69 @@ class Faults:
 
 @dataclass(frozen=True)
 class Step:
-    """Inject ``fault`` ``at_s`` seconds after the schedule starts; heal after ``duration_s``
-    (``None``: at the end of the schedule)."""
+    """Inject ``fault`` ``at_s`` seconds after the schedule starts, or later once ``when``
+    holds; heal ``duration_s`` after injecting (``None``: at the end of the schedule)."""
 
     at_s: float
     fault: FaultSpec
     duration_s: float | None = None
+    when: Condition | None = None
+    when_timeout_s: float = 60.0  # the step is skipped, with an error noted, if ``when`` never holds
 
 
 class Schedule:
-    """Runs steps on a background thread beside a workload; ``finish()`` heals everything."""
+    """Runs each step on its own thread beside a workload; ``finish()`` heals everything.
+
+    A thread per step lets a step wait for its condition without delaying the others.
+    """
 
     def __init__(self, faults: Faults, steps: list[Step]) -> None:
         self.faults = faults
         self.steps = sorted(steps, key=lambda s: s.at_s)
         self.errors: list[str] = []
         self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="fault-schedule", daemon=True)
+        self._threads = [
+            threading.Thread(target=self._run, args=(s,), name=f"fault-step-{i}", daemon=True)
+            for i, s in enumerate(self.steps)
+        ]
 
     def start(self) -> Schedule:
         self._started = time.monotonic()
-        self._thread.start()
+        for t in self._threads:
+            t.start()
         return self
 
-    def _sleep_until(self, offset_s: float) -> bool:
-        return not self._stop.wait(max(0.0, self._started + offset_s - time.monotonic()))
+    def _elapsed(self) -> float:
+        return time.monotonic() - self._started
 
-    def _run(self) -> None:
-        timeline: list[tuple[float, int, Callable[[], None]]] = []
-        order = itertools.count()
-        injected: dict[int, Injected] = {}
-        for s in self.steps:
-            timeline.append((s.at_s, next(order), lambda s=s: injected.__setitem__(id(s), self.faults.inject(s.fault))))
-            if s.duration_s is not None:
-                timeline.append((s.at_s + s.duration_s, next(order), lambda s=s: injected[id(s)].heal()))
-        for at_s, _, action in sorted(timeline):
-            if not self._sleep_until(at_s):
+    def _run(self, step: Step) -> None:
+        try:
+            if self._stop.wait(max(0.0, step.at_s - self._elapsed())):
                 return
-            try:
-                action()
-            except Exception as exc:
-                self.errors.append(f"at {at_s:.1f}s: {type(exc).__name__}: {exc}")
-                say(f"fault schedule error at {at_s:.1f}s: {exc}")
+            if step.when is not None:
+                cond = step.when
+                deadline = time.monotonic() + step.when_timeout_s
+                while not cond.holds(self.faults.cluster):
+                    if time.monotonic() > deadline:
+                        raise TimeoutError(f"{cond} did not hold within {step.when_timeout_s:.0f}s; step skipped")
+                    if self._stop.wait(0.5):
+                        return
+                say(f"condition met at {self._elapsed():.1f}s: {cond}")
+            injected = self.faults.inject(step.fault)
+            if step.duration_s is not None and not self._stop.wait(step.duration_s):
+                injected.heal()
+        except Exception as exc:
+            self.errors.append(f"at {self._elapsed():.1f}s, {step.fault.describe()}: {type(exc).__name__}: {exc}")
+            say(f"fault schedule error: {step.fault.describe()}: {exc}")
+
+    def wait(self, timeout_s: float) -> None:
+        """Until every step has been injected and, where it has a duration, healed."""
+        deadline = time.monotonic() + timeout_s
+        for t in self._threads:
+            t.join(max(0.0, deadline - time.monotonic()))
 
     def finish(self) -> None:
         self._stop.set()
-        self._thread.join()
+        for t in self._threads:
+            t.join()
         self.faults.heal_all()

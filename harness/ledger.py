@@ -10,7 +10,8 @@ Columns (``COLUMNS``; empty means "does not apply"):
 ======== ==============================================================================
 event    one of ``EVENTS`` (below)
 time_us  wall clock, microseconds since the epoch (all processes share one machine clock)
-session  producer session: one producer instance; ``init_transactions`` starts a new one
+session  producer session: one application producer; an app restarted after a crash
+         continues its session in a new ledger file (ids and transaction numbers carry on)
 id       record id: ``session << 32 | seq`` (``make_id``); unique across a run
 key      record key as sent
 topic    topic the record was sent to (on ``invoke``; its ``ok`` is in the same topic)

@@ -15,15 +15,19 @@ from typing import Any
 from harness.errors import HarnessError
 from harness.faults import Step
 
+PRODUCER = "producer-1"  # the scenario's producer app: fault target ``App(PRODUCER)``, ledger file stem
+
 
 @dataclass(frozen=True)
 class Variant:
-    """One side of a pair: a client configuration change and what must then be observed."""
+    """One side of a pair: a configuration change and what must then be observed."""
 
     name: str
     producer_config: dict[str, Any]
     expect: dict[str, str]
     consumer_view: str = "read_committed"  # the isolation level the scenario's consumers read with
+    topic_config: dict[str, str] = field(default_factory=dict)  # over the scenario's
+    app: dict[str, Any] = field(default_factory=dict)  # over the workload's fields, e.g. an app bug
 
 
 @dataclass(frozen=True)
@@ -35,6 +39,7 @@ class ProducerWorkload:
     config: dict[str, Any] = field(default_factory=dict)  # shared by both variants
     txn_size: int = 10  # used when the config has a transactional.id
     abort_every: int = 0
+    duplicate_every: int = 0  # an application bug: produce() every n-th record twice
 
 
 @dataclass(frozen=True)

@@ -1,12 +1,20 @@
 """Verdicts: a check result judged against a scenario's expectation, and pairs of them.
 
-Per anomaly a variant expects one of: REQUIRED (count > 0), FORBIDDEN (count == 0) or
-ALLOWED (reported, not judged). A pair is:
+Per anomaly a variant expects one of: REQUIRED (count > 0), FORBIDDEN (count == 0),
+ONE_OF (at least one of the anomalies marked so has count > 0) or ALLOWED (reported, not
+judged). Besides the checker's anomalies there are findings about the clients themselves
+(``CLIENT_FINDINGS``), judged the same way:
+
+- **config_error**: an app process whose client refused its configuration at start (the
+  count of such processes).
+
+A pair is:
 
 - **passed**: the control showed every required anomaly and the guarantee is clean;
 - **failed**: the guarantee showed a forbidden anomaly;
 - **inconclusive**: the guarantee is clean but the control did not show its anomaly, so
-  the clean result proved nothing about the fault.
+  the clean result proved nothing about the fault; or a step of the fault schedule failed
+  on either side, so neither side ran the fault as written.
 
 ``verdict.json`` of one variant (schema ``SCHEMA``)::
 
@@ -15,16 +23,24 @@ ALLOWED (reported, not judged). A pair is:
     variant         "control" or "guarantee"
     passed          the variant met its expectation
     reasons         why not, one line per unmet expectation
-    expect          anomaly -> "required" | "forbidden" | "allowed"
-    counts          anomaly -> count (every anomaly of harness.checker.ANOMALIES)
+    expect          anomaly -> "required" | "forbidden" | "one of" | "allowed"
+    counts          anomaly -> count (every anomaly of harness.checker.ANOMALIES, and
+                    every client finding)
     result          the checker's comparable output:
       anomalies       anomaly -> {count, examples: [{id, producer, session, txn, at, ...}]}
       stats           sent, acknowledged, failed, indeterminate, indeterminate_read,
                       transactions_*, sessions, sessions_fenced, *_records, markers, distinct_read
       ledger_problems ledger file -> lines ignored (torn or malformed)
-    notes           human detail: which ledger lines were ignored, fault-healing errors
-    kafka_version, topics, consumer_view, producer_config, producer_exit, run_dir
-    faults          [{kind, target, at, healed_at, ...}] as applied, with wall-clock times
+    notes           human detail: which ledger lines were ignored
+    fault_errors    steps of the fault schedule that failed or were skipped (the variant
+                    then does not pass: its fault did not happen as written)
+    kafka_version, topics, topic_config, consumer_view, producer_config, run_dir
+    workload        one report per app process (incarnation): app, incarnation, exit,
+                    outcomes {ok, fail, info, unfinished}, errors {error name: count},
+                    longest_ack_gap_s (how long it went without any acknowledgement:
+                    unavailability, not loss), resent; or setup_error {error, message, config}
+    faults          [{fault, target, brokers, injected_at, healed_at, ...}] as applied,
+                    with wall-clock times
 
 A pair's ``verdict.json`` holds ``scenario``, ``title``, ``verdict`` (passed / failed /
 inconclusive) and both variants' documents under ``control`` and ``guarantee``.
@@ -41,7 +57,14 @@ from harness.checker import CheckResult
 SCHEMA = "kafka-eos-harness/verdict/1"
 REQUIRED = "required"
 FORBIDDEN = "forbidden"
+ONE_OF = "one of"
 ALLOWED = "allowed"
+CLIENT_FINDINGS = ("config_error",)
+
+
+def client_findings(workload: list[dict[str, Any]]) -> dict[str, int]:
+    """Counts of ``CLIENT_FINDINGS`` from the apps' reports."""
+    return {"config_error": sum(1 for r in workload if r.get("setup_error", {}).get("config"))}
 
 
 @dataclass
@@ -52,7 +75,15 @@ class VariantVerdict:
     reasons: list[str]
     result: CheckResult
     expect: dict[str, str]
-    context: dict[str, Any] = field(default_factory=dict)  # config, faults, topic, run dir
+    client: dict[str, int]  # CLIENT_FINDINGS -> count
+    context: dict[str, Any] = field(default_factory=dict)  # config, faults, topic, run dir, workload
+
+    def count(self, anomaly: str) -> int:
+        return self.client[anomaly] if anomaly in CLIENT_FINDINGS else self.result.count(anomaly)
+
+    def shown(self) -> list[str]:
+        """Anomalies with an expectation or a finding; the rest are zero and unjudged."""
+        return [a for a in (*self.result.anomalies, *CLIENT_FINDINGS) if a in self.expect or self.count(a)]
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -62,7 +93,10 @@ class VariantVerdict:
             "passed": self.passed,
             "reasons": self.reasons,
             "expect": self.expect,
-            "counts": {name: finding.count for name, finding in self.result.anomalies.items()},
+            "counts": {
+                **{name: finding.count for name, finding in self.result.anomalies.items()},
+                **self.client,
+            },
             "result": self.result.to_json(),
             "notes": self.result.notes,
             **self.context,
@@ -72,14 +106,22 @@ class VariantVerdict:
 def judge(
     scenario: str, variant: str, result: CheckResult, expect: dict[str, str], context: dict[str, Any]
 ) -> VariantVerdict:
-    reasons = []
+    verdict = VariantVerdict(
+        scenario, variant, False, [], result, expect, client_findings(context.get("workload", [])), context
+    )
     for anomaly, rule in expect.items():
-        n = result.count(anomaly)
+        n = verdict.count(anomaly)
         if rule == REQUIRED and n == 0:
-            reasons.append(f"expected {anomaly} anomalies, found none")
+            verdict.reasons.append(f"expected {anomaly} anomalies, found none")
         elif rule == FORBIDDEN and n > 0:
-            reasons.append(f"found {n} {anomaly} anomalies, none allowed")
-    return VariantVerdict(scenario, variant, not reasons, reasons, result, expect, context)
+            verdict.reasons.append(f"found {n} {anomaly} anomalies, none allowed")
+    # A fault that did not happen as written proves nothing either way.
+    verdict.reasons.extend(f"fault schedule error: {e}" for e in context.get("fault_errors", []))
+    any_of = [a for a, rule in expect.items() if rule == ONE_OF]
+    if any_of and not any(verdict.count(a) for a in any_of):
+        verdict.reasons.append(f"expected one of {', '.join(any_of)}, found none")
+    verdict.passed = not verdict.reasons
+    return verdict
 
 
 @dataclass
@@ -91,6 +133,8 @@ class PairVerdict:
 
     @property
     def outcome(self) -> str:
+        if any(v.context.get("fault_errors") for v in (self.control, self.guarantee)):
+            return "inconclusive"  # the fault did not happen as written
         if not self.guarantee.passed:
             return "failed"
         return "passed" if self.control.passed else "inconclusive"
@@ -107,12 +151,9 @@ class PairVerdict:
     def summary(self) -> str:
         lines = [f"{self.scenario} {self.title}: {self.outcome.upper()}"]
         for v in (self.control, self.guarantee):
-            # Anomalies with an expectation or a finding; the rest are zero and unjudged.
-            shown = [a for a in v.result.anomalies if a in v.expect or v.result.count(a)]
             counts = "  ".join(
-                f"{a}={v.result.count(a)}"
-                + (f" [{v.expect[a]} {'ok' if _met(v, a) else 'NOT MET'}]" if a in v.expect else "")
-                for a in shown
+                f"{a}={v.count(a)}" + (f" [{v.expect[a]} {'ok' if _met(v, a) else 'NOT MET'}]" if a in v.expect else "")
+                for a in v.shown()
             )
             stats = v.result.stats
             lines.append(
@@ -125,9 +166,33 @@ class PairVerdict:
                     lines.append(f"            e.g. {anomaly}: {json.dumps(finding.examples[0])}")
             for problem, n in v.result.ledger_problems.items():
                 lines.append(f"            ledger {problem}: {n} line(s) ignored")
+            lines.extend(f"            {line}" for line in _workload_lines(v.context.get("workload", [])))
+            lines.extend(f"            fault schedule error: {e}" for e in v.context.get("fault_errors", []))
         return "\n".join(lines)
 
 
+def _workload_lines(workload: list[dict[str, Any]]) -> list[str]:
+    """What the apps themselves went through: refused configs, errors, unavailability."""
+    lines = []
+    for r in workload:
+        who = f"{r['app']}#{r['incarnation']}"
+        if "setup_error" in r:
+            e = r["setup_error"]
+            kind = "refused its configuration" if e["config"] else "could not start"
+            lines.append(f"{who}: client {kind}: {e['error']}: {e['message']}")
+        elif r.get("errors") or r.get("longest_ack_gap_s", 0) >= 5:
+            errors = ", ".join(f"{name} x{n}" for name, n in sorted(r["errors"].items())) or "none"
+            lines.append(f"{who}: unavailable up to {r['longest_ack_gap_s']:.1f}s without an ack; errors: {errors}")
+        elif "outcomes" not in r:  # no report: it did not finish on its own
+            code = r.get("exit")
+            lines.append(f"{who}: " + (f"ended by signal {-code}" if code and code < 0 else f"exited {code}"))
+        if r.get("resent"):
+            lines.append(f"{who}: resent {r['resent']} record(s) its earlier incarnation had not finished")
+    return lines
+
+
 def _met(v: VariantVerdict, anomaly: str) -> bool:
-    n, rule = v.result.count(anomaly), v.expect[anomaly]
+    n, rule = v.count(anomaly), v.expect[anomaly]
+    if rule == ONE_OF:
+        return any(v.count(a) for a, r in v.expect.items() if r == ONE_OF)
     return (rule == REQUIRED and n > 0) or (rule == FORBIDDEN and n == 0) or rule == ALLOWED

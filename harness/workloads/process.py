@@ -1,0 +1,115 @@
+"""A workload app as OS processes, so faults can kill, stop, pause and restart it for real.
+
+Each start is an *incarnation* with its own spec, ledger file and output file: a killed
+incarnation's torn ledger is never appended to, and the ledgers read back in incarnation
+order tell the whole story. Incarnations after the first get the earlier ledgers
+(``resume_from``) and resume the same work; how is the app's business.
+
+An app reports by printing one JSON object as its last line of output; ``reports()``
+collects them (a killed incarnation has none).
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+# Builds incarnation n's spec (a JSON-able dict) from its ledger and the earlier ones.
+SpecFor = Callable[[Path, list[Path]], dict[str, Any]]
+
+
+@dataclass
+class Incarnation:
+    number: int
+    ledger: Path
+    out: Path
+    proc: subprocess.Popen[bytes]
+
+
+class AppProcess:
+    def __init__(self, name: str, module: str, run_dir: Path, spec_for: SpecFor) -> None:
+        self.name, self.module, self.run_dir, self.spec_for = name, module, run_dir, spec_for
+        self.incarnations: list[Incarnation] = []
+        self._lock = threading.Lock()
+
+    def _ledger(self, n: int) -> Path:
+        return self.run_dir / "ledgers" / (f"{self.name}.csv" if n == 1 else f"{self.name}.{n}.csv")
+
+    def start(self) -> None:
+        with self._lock:
+            n = len(self.incarnations) + 1
+            ledger = self._ledger(n)
+            ledger.parent.mkdir(parents=True, exist_ok=True)
+            spec_path = self.run_dir / f"{self.name}.{n}.spec.json"
+            spec_path.write_text(json.dumps(self.spec_for(ledger, [i.ledger for i in self.incarnations]), indent=2))
+            out = self.run_dir / f"{self.name}.{n}.out"
+            with out.open("wb") as sink:
+                proc = subprocess.Popen(
+                    [sys.executable, "-m", self.module, str(spec_path)], stdout=sink, stderr=subprocess.STDOUT
+                )
+            self.incarnations.append(Incarnation(n, ledger, out, proc))
+
+    @property
+    def current(self) -> Incarnation:
+        return self.incarnations[-1]
+
+    def signal(self, signum: int) -> None:
+        self.current.proc.send_signal(signum)
+
+    def restart(self) -> None:
+        """Start the next incarnation once the current one is gone (a stopped one gets 30 s)."""
+        proc = self.current.proc
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGCONT)  # a paused process cannot exit on SIGTERM
+            try:
+                proc.wait(30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        self.start()
+
+    def wait(self, timeout_s: float) -> bool:
+        """Until the current incarnation exits (following restarts); False on timeout."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            incarnation = self.current
+            try:
+                incarnation.proc.wait(max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                return False
+            if incarnation is self.current:
+                return True
+
+    def kill(self) -> None:
+        for i in self.incarnations:
+            if i.proc.poll() is None:
+                i.proc.kill()
+                i.proc.wait()
+
+    def ledgers(self) -> list[Path]:
+        return [i.ledger for i in self.incarnations if i.ledger.exists()]
+
+    def reports(self) -> list[dict[str, Any]]:
+        return [
+            {"app": self.name, "incarnation": i.number, "exit": i.proc.poll(), **_last_json(i.out)}
+            for i in self.incarnations
+        ]
+
+
+def _last_json(out: Path) -> dict[str, Any]:
+    for line in reversed(out.read_text(errors="replace").splitlines()) if out.exists() else []:
+        if line.startswith("{"):
+            try:
+                found = json.loads(line)
+            except ValueError:
+                continue
+            return found if isinstance(found, dict) else {}
+    return {}

@@ -1,0 +1,62 @@
+"""A2 — five batches in flight, a flaky link, and retries that land out of order.
+
+With ``max.in.flight.requests.per.connection=5`` the producer keeps five requests on the
+wire. When the link resets mid-request, some of them were written and some were not; the
+producer sends them all again. Without idempotence the broker appends whatever arrives:
+batches that were written before the reset are written a second time, and a batch that
+failed can land behind one that was sent after it. With idempotence every batch carries
+its producer id and sequence; the leader answers a replayed batch as a duplicate and a
+batch that skips ahead with OutOfOrderSequence, and the producer resends in order.
+
+Fault: the leader's client link is slow and uneven (latency with jitter), sliced into
+small pieces, and reset every few seconds, for most of the run.
+Control (idempotence off, in-flight 5, retries on): duplicates or reordering.
+Guarantee (idempotence on, in-flight 5): stored order is send order, nothing duplicated or lost.
+"""
+
+from harness.faults import Leader, Step, latency, reset_peer, slicer
+from harness.scenario import ProducerWorkload, Scenario, Variant
+from harness.verdict import FORBIDDEN, ONE_OF
+
+RESETS_EVERY_S = 2.5  # each reset tears down whatever five requests are in flight
+RESETS = 6
+
+SCENARIO = Scenario(
+    id="A2",
+    title="five in-flight batches over a resetting link: retries duplicate or reorder without idempotence",
+    story=__doc__ or "",
+    workload=ProducerWorkload(
+        count=4000,
+        rate_per_s=400,
+        config={
+            "acks": "all",
+            "max.in.flight.requests.per.connection": 5,
+            "linger.ms": 2,
+            "batch.num.messages": 20,  # many small batches, so five are in flight at once
+            "socket.timeout.ms": 3000,
+            "message.timeout.ms": 120_000,
+        },
+    ),
+    schedule=lambda topic: [
+        Step(at_s=1.0, fault=latency(Leader(topic), ms=40, jitter_ms=40), duration_s=RESETS * RESETS_EVERY_S + 1),
+        Step(
+            at_s=1.0,
+            fault=slicer(Leader(topic), average_size=256, size_variation=128, delay_us=200),
+            duration_s=RESETS * RESETS_EVERY_S + 1,
+        ),
+        *[
+            Step(at_s=2.0 + i * RESETS_EVERY_S, fault=reset_peer(Leader(topic), after_ms=0), duration_s=0.3)
+            for i in range(RESETS)
+        ],
+    ],
+    control=Variant(
+        "control",
+        {"enable.idempotence": False, "retries": 2_147_483_647},
+        expect={"duplicate": ONE_OF, "order": ONE_OF},
+    ),
+    guarantee=Variant(
+        "guarantee",
+        {"enable.idempotence": True},
+        expect={"duplicate": FORBIDDEN, "order": FORBIDDEN, "lost": FORBIDDEN, "phantom": FORBIDDEN},
+    ),
+)

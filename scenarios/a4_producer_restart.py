@@ -1,0 +1,44 @@
+"""A4 — the producer process dies and the application resends what it was unsure of.
+
+An idempotent producer deduplicates its own retries only: the broker knows it by a
+producer id that lives as long as the process. The process is killed (SIGKILL) with
+records written but not yet acknowledged. The application restarts and, knowing only
+what was acknowledged, sends the rest again under a new producer id: the broker cannot
+tell the resends from new data, and the records written before the kill are stored twice.
+With a ``transactional.id`` the restarted producer's ``init_transactions`` bumps the
+epoch and aborts the dead process's unfinished transaction; the application resends
+everything outside a committed transaction, and a ``read_committed`` consumer sees each
+record once.
+
+Fault: acknowledgements are slowed on the leader's client link (so more records are
+written-but-unacknowledged at any moment) until the producer process is killed
+mid-stream; it is restarted a second later.
+Control (idempotent, no transactional.id): duplicates.
+Guarantee (transactional, same transactional.id across restarts, read_committed): none.
+"""
+
+from harness.faults import App, Leader, Step, kill, latency
+from harness.scenario import PRODUCER, ProducerWorkload, Scenario, Variant
+from harness.verdict import FORBIDDEN, REQUIRED
+
+SCENARIO = Scenario(
+    id="A4",
+    title="producer process restarts and resends: a new producer id duplicates unless transactional",
+    story=__doc__ or "",
+    workload=ProducerWorkload(
+        count=2000,
+        rate_per_s=250,
+        txn_size=50,
+        config={"acks": "all", "enable.idempotence": True, "linger.ms": 5},
+    ),
+    schedule=lambda topic: [
+        Step(at_s=0.5, fault=latency(Leader(topic), ms=300, direction="from_broker"), duration_s=4.0),
+        Step(at_s=4.0, fault=kill(App(PRODUCER)), duration_s=1.0),
+    ],
+    control=Variant("control", {}, expect={"duplicate": REQUIRED}),
+    guarantee=Variant(
+        "guarantee",
+        {"transactional.id": "a4-app"},
+        expect={"duplicate": FORBIDDEN, "lost": FORBIDDEN, "aborted_read": FORBIDDEN, "phantom": FORBIDDEN},
+    ),
+)

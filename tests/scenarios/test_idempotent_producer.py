@@ -1,0 +1,66 @@
+"""The A scenarios (idempotent producer) on the real cluster, one pair each.
+
+Every pair must pass: its control shows the anomaly the story predicts and its guarantee
+is clean, on the same shared cluster and fault. Scenarios that kill brokers heal them
+before they end, so the cluster stays shared.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+
+import pytest
+
+from harness import scenario
+from harness.cluster import KafkaCluster
+from harness.runner import run_pair, run_variant
+from harness.verdict import PairVerdict
+
+A_SCENARIOS = [sid for sid in scenario.all_scenarios() if sid.startswith("A")]
+
+
+def test_every_row_of_the_book_has_a_scenario() -> None:
+    assert [f"A{i}" for i in range(1, 9)] == A_SCENARIOS
+
+
+def _a3_outage_is_unavailability_not_loss(pair: PairVerdict) -> None:
+    guarantee = pair.guarantee
+    (producer,) = guarantee.context["workload"]
+    timed_out = producer["errors"].get("_MSG_TIMED_OUT", 0)
+    # The outage shows as sends that timed out (indeterminate, never lost) and a long
+    # wait for acknowledgements.
+    assert timed_out > 0 or producer["longest_ack_gap_s"] > 10, producer
+    assert guarantee.result.stats["indeterminate"] == timed_out
+    assert guarantee.count("lost") == 0
+
+
+def _a4_restart_resent_unfinished_records(pair: PairVerdict) -> None:
+    for v in (pair.control, pair.guarantee):
+        first, second = v.context["workload"]
+        assert first["exit"] == -9 and second["exit"] == 0, v.context["workload"]
+        assert second["resent"] > 0
+
+
+EXTRA_CHECKS: dict[str, Callable[[PairVerdict], None]] = {
+    "A3": _a3_outage_is_unavailability_not_loss,
+    "A4": _a4_restart_resent_unfinished_records,
+}
+
+
+@pytest.mark.parametrize("scenario_id", A_SCENARIOS)
+def test_pair(cluster: KafkaCluster, tmp_path, report, scenario_id: str) -> None:  # type: ignore[no-untyped-def]
+    pair = run_pair(cluster, scenario.get(scenario_id), tmp_path)
+    report(pair.summary())
+    assert pair.outcome == "passed", pair.summary()
+    if scenario_id in EXTRA_CHECKS:
+        EXTRA_CHECKS[scenario_id](pair)
+
+
+def test_a8_in_flight_above_five_is_refused_too(cluster: KafkaCluster, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    a8 = scenario.get("A8")
+    in_flight_6 = replace(a8.control, producer_config={"acks": "all", "max.in.flight.requests.per.connection": 6})
+    verdict = run_variant(cluster, a8, in_flight_6, tmp_path)
+    assert verdict.passed, verdict.reasons
+    (producer,) = verdict.context["workload"]
+    assert "max.in.flight" in producer["setup_error"]["message"]
