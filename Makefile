@@ -1,7 +1,7 @@
 # kafka-eos-harness. A fresh machine needs two commands: `make setup`, then `make test`.
 VENV := .venv/bin
 
-.PHONY: setup test test-unit lint bench-cluster bench-checker clean
+.PHONY: setup test test-unit lint stability bench-cluster bench-checker clean
 
 setup:  ## Python env, Docker engine, build tools and images (skips what exists)
 	bash scripts/setup.sh
@@ -18,6 +18,13 @@ test-unit: $(VENV)/python  ## only the tests that need no cluster
 lint: $(VENV)/python
 	$(VENV)/ruff check harness scenarios tests bench
 	$(VENV)/ruff format --check harness scenarios tests bench
+
+# Every pair TIMES times in a row on one cluster, then a table of how often each control
+# showed its anomaly and each guarantee was clean. E.g. `make stability SCENARIOS="A3" TIMES=3`.
+SCENARIOS ?= A1 A2 A3 A4 A5 A6 A7 A8
+TIMES ?= 10
+stability: $(VENV)/python  ## repeat scenario pairs and report how stable they are
+	$(VENV)/kafka-harness run $(SCENARIOS) --repeat $(TIMES)
 
 bench-cluster: $(VENV)/python  ## cold and warm time-to-ready, peak memory
 	$(VENV)/python bench/bench_cluster.py

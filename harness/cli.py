@@ -17,6 +17,8 @@ from pathlib import Path
 from harness import docker_engine, images, scenario
 from harness.config import KNOWN_KAFKA_VERSIONS, Settings
 from harness.errors import HarnessError
+from harness.progress import say
+from harness.verdict import stability_table
 
 EXIT = {"passed": 0, "failed": 1, "inconclusive": 3}
 
@@ -42,14 +44,21 @@ def cmd_run(args: argparse.Namespace) -> int:
     from harness.runner import run_pair
 
     chosen = [scenario.get(sid) for sid in args.scenarios]  # unknown names fail before Docker is touched
+    if args.repeat < 1:
+        raise HarnessError(f"--repeat must be 1 or more, not {args.repeat}")
     settings = _settings(args)
-    outcomes = []
+    pairs = []
     with KafkaCluster(settings) as cluster:
-        for s in chosen:
-            pair = run_pair(cluster, s, settings.runs_dir)
-            print(json.dumps(pair.to_json(), indent=2) if args.json else pair.summary(), flush=True)
-            outcomes.append(pair.outcome)
-    return max(EXIT[o] for o in outcomes)
+        for round_ in range(1, args.repeat + 1):
+            for s in chosen:
+                if args.repeat > 1:
+                    say(f"round {round_} of {args.repeat}: {s.id}")
+                pair = run_pair(cluster, s, settings.runs_dir)
+                print(json.dumps(pair.to_json(), indent=2) if args.json else pair.summary(), flush=True)
+                pairs.append(pair)
+    if args.repeat > 1:
+        print(stability_table(pairs), flush=True)
+    return max(EXIT[p.outcome] for p in pairs)
 
 
 def cmd_images(args: argparse.Namespace) -> int:
@@ -88,6 +97,9 @@ def parser() -> argparse.ArgumentParser:
     sp = sub.add_parser("run", help="run scenario pairs (control + guarantee) on a fresh cluster")
     sp.add_argument("scenarios", nargs="+", metavar="SCENARIO", help="scenario ids, e.g. A1")
     sp.add_argument("--json", action="store_true", help="print the verdict JSON instead of the summary")
+    sp.add_argument(
+        "--repeat", type=int, default=1, metavar="N", help="run every pair N times and print how stable each was"
+    )
     sp.add_argument("--runs-dir", help="where run folders go (default: ./runs)")
     versions(sp)
     sp.set_defaults(func=cmd_run)

@@ -196,3 +196,23 @@ def _met(v: VariantVerdict, anomaly: str) -> bool:
     if rule == ONE_OF:
         return any(v.count(a) for a, r in v.expect.items() if r == ONE_OF)
     return (rule == REQUIRED and n > 0) or (rule == FORBIDDEN and n == 0) or rule == ALLOWED
+
+
+def stability_table(pairs: list[PairVerdict]) -> str:
+    """Repeated runs of pairs, per scenario: how often the control showed its anomaly, how
+    often the guarantee was clean, and the spread of the control's counts."""
+    by_scenario: dict[str, list[PairVerdict]] = {}
+    for pair in pairs:
+        by_scenario.setdefault(pair.scenario, []).append(pair)
+    lines = [f"{'scenario':<9}{'runs':>5}  {'control showed':<15}{'guarantee clean':<16}control counts min/median/max"]
+    for sid, runs in by_scenario.items():
+        n = len(runs)
+        shown = sum(p.control.passed for p in runs)
+        clean = sum(p.guarantee.passed for p in runs)
+        judged = [a for a, rule in runs[0].control.expect.items() if rule in (REQUIRED, ONE_OF)]
+        spreads = []
+        for a in judged:
+            counts = sorted(p.control.count(a) for p in runs)
+            spreads.append(f"{a} {counts[0]}/{counts[n // 2]}/{counts[-1]}")
+        lines.append(f"{sid:<9}{n:>5}  {f'{shown}/{n}':<15}{f'{clean}/{n}':<16}{', '.join(spreads)}")
+    return "\n".join(lines)
