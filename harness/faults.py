@@ -116,6 +116,8 @@ Target = Node | Leader | Followers | Replicas | App
 class AppHandle(Protocol):
     """What faults need from a workload process (``harness.workloads.process.AppProcess``)."""
 
+    def start(self) -> None: ...
+
     def signal(self, signum: int) -> None: ...
 
     def restart(self) -> None: ...
@@ -170,8 +172,8 @@ LINK_TOXICS = {
 }
 PROCESS_FAULTS = ("kill", "stop", "pause", "restart")
 APP_SIGNALS = {"kill": signal.SIGKILL, "stop": signal.SIGTERM, "pause": signal.SIGSTOP}
-# Cluster operations: done once, nothing to heal.
-OPERATIONS = ("elect_preferred",)
+# Operations: done once, nothing to heal.
+OPERATIONS = ("elect_preferred", "launch")
 FAULT_KINDS = (*LINK_TOXICS, "cut", *PROCESS_FAULTS, *OPERATIONS)
 
 
@@ -270,6 +272,11 @@ def restart(target: Target) -> FaultSpec:
     return FaultSpec("restart", target)
 
 
+def launch(target: App) -> FaultSpec:
+    """Start an app registered but not running yet (a replacement instance)."""
+    return FaultSpec("launch", target)
+
+
 def elect_preferred(topic: str, partition: int = 0) -> FaultSpec:
     """Move leadership back to the preferred (first) replica, as an operator would."""
     return FaultSpec("elect_preferred", Replicas(topic, partition))
@@ -331,9 +338,12 @@ class Faults:
         return injected
 
     def _app(self, kind: str, name: str) -> Callable[[], None]:
-        if kind not in APP_SIGNALS:
-            raise ValueError(f"{kind} does not apply to an app; one of {', '.join(APP_SIGNALS)}")
         app = self.apps[name]
+        if kind == "launch":
+            app.start()
+            return lambda: None
+        if kind not in APP_SIGNALS:
+            raise ValueError(f"{kind} does not apply to an app; one of {', '.join(APP_SIGNALS)}, launch")
         app.signal(APP_SIGNALS[kind])
         if kind == "pause":
             return lambda: app.signal(signal.SIGCONT)

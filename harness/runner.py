@@ -11,37 +11,96 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from dataclasses import asdict, replace
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from harness import checker, history, readback
 from harness.cluster import KafkaCluster
+from harness.errors import HarnessError
 from harness.faults import Faults, Schedule
 from harness.progress import say, step
-from harness.scenario import PRODUCER, Scenario, Variant
+from harness.scenario import PRODUCER, PipelineWorkload, ProducerWorkload, Scenario, Variant, transformer
 from harness.verdict import PairVerdict, VariantVerdict, judge
 from harness.workloads.process import AppProcess
 from harness.workloads.producer import ProducerSpec
+from harness.workloads.transformer import TransformerSpec
+
+
+@dataclass
+class _Plan:
+    """What one variant runs: its apps, the topics to read back, and how to check them."""
+
+    apps: list[AppProcess]  # fault targets; the ones in ``autostart`` start with the schedule
+    autostart: list[AppProcess]
+    topics: list[str]
+    main_topic: str  # what the schedule's roles aim at
+    eos_pairs: tuple[tuple[str, str], ...]
+    config: dict[str, Any]  # the client configuration under test, for the verdict
+    budget_s: float  # how long the apps may take before they are killed
+    prefix_ledgers: list[Path]  # ledgers written before the faulted run (a pipeline's input)
 
 
 def run_variant(cluster: KafkaCluster, scenario: Scenario, variant: Variant, run_dir: Path) -> VariantVerdict:
     run_dir.mkdir(parents=True, exist_ok=True)
-    topic = f"{scenario.id.lower()}-{variant.name}-{uuid.uuid4().hex[:6]}"
+    base = f"{scenario.id.lower()}-{variant.name}-{uuid.uuid4().hex[:6]}"
     topic_config = {**scenario.topic_config, **variant.topic_config}
-    cluster.create_topic(topic, scenario.partitions, config=topic_config)
-    w = replace(scenario.workload, **variant.app)
-    config = {**w.config, **variant.producer_config}
-    if "transactional.id" in config:  # unique per run: no stale epoch of an earlier run interferes
-        config["transactional.id"] = f"{config['transactional.id']}-{topic}"
+    w = scenario.workload
+    if isinstance(w, ProducerWorkload):
+        plan = _producer_plan(cluster, scenario, replace(w, **variant.app), variant, run_dir, base, topic_config)
+    else:
+        plan = _pipeline_plan(cluster, replace(w, **variant.app), variant, run_dir, base, topic_config)
+    faults = Faults(cluster, apps={app.name: app for app in plan.apps})
+    schedule = Schedule(faults, scenario.schedule(plan.main_topic))
+    with step(f"{scenario.id} {variant.name}: {', '.join(a.name for a in plan.autostart)} on {plan.main_topic}"):
+        for app in plan.autostart:
+            app.start()
+        schedule.start()
+        try:
+            schedule.wait(plan.budget_s)
+            for app in plan.apps:
+                app.wait(plan.budget_s)
+        finally:
+            schedule.finish()  # heal before reading back; healing a killed app restarts it
+            for app in plan.apps:
+                if not app.wait(plan.budget_s):
+                    say(f"{app.name} did not finish in {plan.budget_s:.0f}s: killed (sends in flight: indeterminate)")
+                    app.kill()
+    with step(f"{scenario.id} {variant.name}: read back {', '.join(plan.topics)} (both isolation levels)"):
+        reads = readback.read_back(cluster.bootstrap_servers(), plan.topics, run_dir / "reads")
+    ledgers = plan.prefix_ledgers + [p for app in plan.apps for p in app.ledgers()]
+    result = checker.check(
+        history.load(ledgers, reads), checker.CheckOptions(view=variant.consumer_view, eos_pairs=plan.eos_pairs)
+    )
+    context = {
+        "kafka_version": cluster.settings.kafka_version,
+        "topics": plan.topics,
+        "topic_config": topic_config,
+        "consumer_view": variant.consumer_view,
+        "producer_config": plan.config,
+        "faults": faults.records(),
+        "fault_errors": schedule.errors,
+        "run_dir": str(run_dir),
+        "workload": [r for app in plan.apps for r in app.reports()],
+    }
+    verdict = judge(scenario.id, variant.name, result, variant.expect, context)
+    (run_dir / "verdict.json").write_text(json.dumps(verdict.to_json(), indent=2))
+    if not verdict.passed:
+        cluster.save_logs(run_dir / "logs")
+    return verdict
 
+
+def _producer_spec(
+    bootstrap: str, topic: str, w: ProducerWorkload, config: dict[str, Any], session: int
+) -> Callable[[Path, list[Path]], dict[str, Any]]:
     def spec_for(ledger: Path, earlier: list[Path]) -> dict[str, Any]:
         return asdict(
             ProducerSpec(
-                bootstrap_servers=cluster.bootstrap_servers(),
+                bootstrap_servers=bootstrap,
                 topic=topic,
                 ledger=str(ledger),
-                session=1,
+                session=session,
                 count=w.count,
                 rate_per_s=w.rate_per_s,
                 value_bytes=w.value_bytes,
@@ -54,40 +113,79 @@ def run_variant(cluster: KafkaCluster, scenario: Scenario, variant: Variant, run
             )
         )
 
+    return spec_for
+
+
+def _producer_plan(
+    cluster: KafkaCluster,
+    scenario: Scenario,
+    w: ProducerWorkload,
+    variant: Variant,
+    run_dir: Path,
+    topic: str,
+    topic_config: dict[str, str],
+) -> _Plan:
+    cluster.create_topic(topic, scenario.partitions, config=topic_config)
+    config = {**w.config, **variant.producer_config}
+    if "transactional.id" in config:  # unique per run: no stale epoch of an earlier run interferes
+        config["transactional.id"] = f"{config['transactional.id']}-{topic}"
+    spec_for = _producer_spec(cluster.bootstrap_servers(), topic, w, config, session=1)
     app = AppProcess(PRODUCER, "harness.workloads.producer", run_dir, spec_for)
-    faults = Faults(cluster, apps={PRODUCER: app})
-    schedule = Schedule(faults, scenario.schedule(topic))
-    budget = w.count / w.rate_per_s + 180
-    with step(f"{scenario.id} {variant.name}: {w.count} records at {w.rate_per_s:.0f}/s to {topic}"):
-        app.start()
-        schedule.start()
-        try:
-            schedule.wait(budget)
-            if not app.wait(budget):
-                say(f"{PRODUCER} did not finish within {budget:.0f}s; killed (its unfinished sends are indeterminate)")
-        finally:
-            schedule.finish()  # heal before reading back; healing a killed app restarts it
-            if not app.wait(budget):
-                app.kill()
-    with step(f"{scenario.id} {variant.name}: read back {topic} (read_committed and read_uncommitted)"):
-        reads = readback.read_back(cluster.bootstrap_servers(), [topic], run_dir / "reads")
-    result = checker.check(history.load(app.ledgers(), reads), checker.CheckOptions(view=variant.consumer_view))
-    context = {
-        "kafka_version": cluster.settings.kafka_version,
-        "topics": [topic],
-        "topic_config": topic_config,
-        "consumer_view": variant.consumer_view,
-        "producer_config": config,
-        "faults": faults.records(),
-        "fault_errors": schedule.errors,
-        "run_dir": str(run_dir),
-        "workload": app.reports(),
-    }
-    verdict = judge(scenario.id, variant.name, result, variant.expect, context)
-    (run_dir / "verdict.json").write_text(json.dumps(verdict.to_json(), indent=2))
-    if not verdict.passed:
-        cluster.save_logs(run_dir / "logs")
-    return verdict
+    return _Plan([app], [app], [topic], topic, (), config, w.count / w.rate_per_s + 180, [])
+
+
+# The input of a pipeline: written once, cleanly, before the apps and the faults start.
+_INPUT_PRODUCER = {"acks": "all", "enable.idempotence": True, "linger.ms": 5}
+_INPUT_RATE_PER_S = 5000.0
+
+
+def _pipeline_plan(
+    cluster: KafkaCluster, w: PipelineWorkload, variant: Variant, run_dir: Path, base: str, topic_config: dict[str, str]
+) -> _Plan:
+    source, sink = f"{base}-in", f"{base}-out"
+    for topic in (source, sink):
+        cluster.create_topic(topic, w.partitions, config=topic_config)
+    filler = ProducerWorkload(count=w.inputs, rate_per_s=_INPUT_RATE_PER_S, keys=w.partitions * 4)
+    spec_for = _producer_spec(cluster.bootstrap_servers(), source, filler, _INPUT_PRODUCER, session=1)
+    fill = AppProcess("input", "harness.workloads.producer", run_dir, spec_for)
+    with step(f"fill {source} with {w.inputs} records"):
+        fill.start()
+        if not fill.wait(w.inputs / _INPUT_RATE_PER_S + 120) or fill.current.proc.returncode != 0:
+            fill.kill()
+            raise HarnessError(f"filling the input topic {source} failed; see {fill.current.out}")
+    producer_config = {**w.producer_config, **variant.producer_config}
+    apps = []
+    for i in range(1, w.instances + w.standby + 1):
+        spec = TransformerSpec(
+            bootstrap_servers=cluster.bootstrap_servers(),
+            input_topic=source,
+            output_topic=sink,
+            group_id=f"{base}-group",
+            ledger="",
+            session=1 + i,  # session 1 is the input producer
+            mode=w.mode,
+            transactional_id=f"{base}-app" if w.shared_transactional_id else f"{base}-app-{i}",
+            batch_size=w.batch_size,
+            pause_before_commit_ms=w.pause_before_commit_ms,
+            abort_every=w.abort_every,
+            producer_config=producer_config,
+            consumer_config=w.consumer_config,
+        )
+
+        def spec_for(ledger: Path, earlier: list[Path], spec: TransformerSpec = spec) -> dict[str, Any]:
+            return asdict(replace(spec, ledger=str(ledger), resume_from=[str(p) for p in earlier]))
+
+        apps.append(AppProcess(transformer(i), "harness.workloads.transformer", run_dir, spec_for))
+    return _Plan(
+        apps,
+        apps[: w.instances],
+        [source, sink],
+        sink,
+        ((source, sink),),
+        {"mode": w.mode, **producer_config},
+        w.inputs / 50 + 180,
+        fill.ledgers(),
+    )
 
 
 def run_pair(cluster: KafkaCluster, scenario: Scenario, runs_dir: Path) -> PairVerdict:

@@ -18,6 +18,11 @@ from harness.faults import Step
 PRODUCER = "producer-1"  # the scenario's producer app: fault target ``App(PRODUCER)``, ledger file stem
 
 
+def transformer(i: int) -> str:
+    """Name of a pipeline's i-th transformer app (from 1): fault target and ledger file stem."""
+    return f"transformer-{i}"
+
+
 @dataclass(frozen=True)
 class Variant:
     """One side of a pair: a configuration change and what must then be observed."""
@@ -43,12 +48,39 @@ class ProducerWorkload:
 
 
 @dataclass(frozen=True)
+class PipelineWorkload:
+    """Consume-transform-produce: the input topic is filled first (by an idempotent producer,
+    no faults), then transformer apps in one consumer group turn it into the output topic.
+
+    The schedule gets the output topic; apps are ``transformer(1)``, ``transformer(2)`` ….
+    """
+
+    inputs: int = 2000
+    partitions: int = 3  # of the input topic and of the output topic
+    mode: str = "transactional"  # or "plain" (harness.workloads.transformer)
+    instances: int = 1  # transformer apps started at once
+    # Apps registered but started only by a ``launch`` step: a replacement instance.
+    standby: int = 0
+    # True: every instance has the same transactional.id (a replacement fences the
+    # original by id); False: one id each, fenced through the group metadata (KIP-447).
+    shared_transactional_id: bool = False
+    batch_size: int = 50
+    pause_before_commit_ms: int = 0
+    abort_every: int = 0
+    producer_config: dict[str, Any] = field(default_factory=dict)
+    consumer_config: dict[str, Any] = field(default_factory=dict)
+
+
+Workload = ProducerWorkload | PipelineWorkload
+
+
+@dataclass(frozen=True)
 class Scenario:
     id: str
     title: str
     story: str
-    workload: ProducerWorkload
-    # Built per run because roles name the run's fresh topic.
+    workload: Workload
+    # Built per run because roles name the run's fresh topic (a pipeline's output topic).
     schedule: Callable[[str], list[Step]]
     control: Variant
     guarantee: Variant

@@ -79,7 +79,7 @@ class AppProcess:
     def wait(self, timeout_s: float) -> bool:
         """Until the current incarnation exits (following restarts); False on timeout."""
         deadline = time.monotonic() + timeout_s
-        while True:
+        while self.incarnations:  # an app never launched has nothing to wait for
             incarnation = self.current
             try:
                 incarnation.proc.wait(max(0.0, deadline - time.monotonic()))
@@ -87,6 +87,7 @@ class AppProcess:
                 return False
             if incarnation is self.current:
                 return True
+        return True
 
     def kill(self) -> None:
         for i in self.incarnations:

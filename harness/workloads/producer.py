@@ -8,7 +8,8 @@ incarnation after the first) resumes from the earlier ledgers: see ``_plan``.
 
 Its last line of output is a JSON report: outcome counts, error names, the longest
 time without an acknowledgement (how long the cluster was unavailable to it), or a
-``setup_error`` when the client refused its configuration (exit status 2).
+``setup_error`` when the client refused its configuration (exit status 2), or ``fenced``
+when a newer producer took its transactional.id (exit status 3).
 """
 
 from __future__ import annotations
@@ -26,8 +27,12 @@ import numpy as np
 from confluent_kafka import KafkaError, KafkaException, Message, Producer
 
 from harness import history
-from harness.history import OK, TXN_COMMITTED, TXN_OPEN, UNDECODABLE_ID
-from harness.ledger import SEQ_BITS, LedgerWriter, make_id
+from harness.history import UNDECODABLE_ID
+from harness.ledger import LedgerWriter, make_id
+from harness.workloads.resume import SessionSoFar
+from harness.workloads.transactions import aborts_on_purpose, end_transaction, fenced
+
+FENCED_EXIT = 3  # the app stopped because it was fenced (or hit another fatal error)
 
 
 @dataclass
@@ -154,29 +159,16 @@ def _plan(spec: ProducerSpec, transactional: bool) -> _Plan:
     requested but never answered may still have happened, so for those the log decides:
     run after ``init_transactions``, which finishes the old transaction first.
     """
-    if not spec.resume_from:
-        return _Plan([], 0, 0)
-    earlier = history.load([Path(p) for p in spec.resume_from], None)
-    sessions = earlier.sessions
-    k = int(np.searchsorted(sessions.id, spec.session))
-    if k == len(sessions.id) or sessions.id[k] != spec.session:
-        return _Plan([], 0, 0)
-    mine = slice(int(sessions.base[k]), int(sessions.base[k] + sessions.size[k]))
-    invoked, sends = earlier.sends.invoked[mine], earlier.sends
-    txns = earlier.txns
-    own = (txns.key >> SEQ_BITS) == spec.session
-    numbers, states = txns.key[own] & ((1 << SEQ_BITS) - 1), txns.state[own]
-    next_txn = int(numbers.max()) + 1 if len(numbers) else 0
+    so_far = SessionSoFar.read(spec.resume_from, spec.session)
     if not transactional:
-        done = sends.outcome[mine] == OK
+        done = so_far.acknowledged.copy()
     else:
-        done = np.isin(sends.txn[mine], numbers[states == TXN_COMMITTED])
-        unanswered = numbers[(states == TXN_OPEN) & (txns.commit_us[own] >= 0)]
-        in_doubt = np.isin(sends.txn[mine], unanswered) & invoked & ~done
+        done = np.isin(so_far.txn, so_far.committed_txns)
+        in_doubt = np.isin(so_far.txn, so_far.unanswered_txns) & so_far.invoked & ~done
         if in_doubt.any():
             seqs = np.flatnonzero(in_doubt)
             done[seqs] = np.isin(make_id(spec.session, seqs), _committed_ids(spec))
-    return _Plan(np.flatnonzero(invoked & ~done).tolist(), int(sessions.size[k]), next_txn)
+    return _Plan(np.flatnonzero(so_far.invoked & ~done).tolist(), so_far.next_seq, so_far.next_txn)
 
 
 def _committed_ids(spec: ProducerSpec) -> np.ndarray:
@@ -210,7 +202,15 @@ def run(spec: ProducerSpec) -> dict[str, Any]:
         # Whatever is still queued has no outcome: the checker counts it as indeterminate.
         sender.counts["unfinished"] = sender.producer.flush(spec.flush_timeout_s)
     else:
-        _run_transactions(spec, sender, seqs, plan.next_txn)
+        try:
+            _run_transactions(spec, sender, seqs, plan.next_txn)
+        except KafkaException as exc:
+            err = exc.args[0]
+            if not fenced(err):
+                raise
+            ledger.fenced(spec.session, err.name())
+            ledger.close()
+            return sender.report(resent=len(plan.resend), fenced={"error": err.name(), "message": err.str()})
     ledger.close()
     return sender.report(resent=len(plan.resend))
 
@@ -222,34 +222,14 @@ def _run_transactions(spec: ProducerSpec, sender: _Sender, seqs: list[int], firs
         ledger.txn("begin", spec.session, txn)
         for seq in seqs[first : first + spec.txn_size]:
             sender.send(seq, txn)
-        try:
-            if spec.abort_every and txn % spec.abort_every == spec.abort_every - 1:
-                # Written first, then aborted: an abort with records still queued would
-                # purge them locally and the log would never hold anything to hide.
-                p.flush(60)
-                p.abort_transaction(60)
-                ledger.txn("aborted", spec.session, txn, "on purpose")
-                continue
-            ledger.txn("commit", spec.session, txn)
-            p.commit_transaction(60)
-            ledger.txn("committed", spec.session, txn)
-        except KafkaException as exc:
-            err = exc.args[0]
-            if err.txn_requires_abort():
-                p.abort_transaction(60)
-                ledger.txn("aborted", spec.session, txn, err.name())
-                continue
-            ledger.txn("unknown", spec.session, txn, err.name())
-            if err.code() == KafkaError._FENCED or err.fatal():
-                ledger.fenced(spec.session, err.name())
-            raise
+        end_transaction(p, ledger, spec.session, txn, aborts_on_purpose(spec.abort_every, txn))
 
 
 def main() -> None:
     spec = ProducerSpec(**json.loads(Path(sys.argv[1]).read_text()))
     report = run(spec)
     print(json.dumps(report), flush=True)
-    sys.exit(2 if "setup_error" in report else 0)
+    sys.exit(2 if "setup_error" in report else FENCED_EXIT if "fenced" in report else 0)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,60 @@
+"""Ending a transaction the same way in every app: commit, or abort on purpose, recording each step.
+
+The ledger gets ``txn-commit`` before the commit is asked for and ``txn-committed`` after
+it returns, so a crash in between leaves the outcome visibly unknown. An abortable error
+aborts (and says so); any other error is recorded as ``txn-unknown`` and raised, and the
+app decides whether it was fenced.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from confluent_kafka import KafkaError, KafkaException, Producer
+
+from harness.ledger import LedgerWriter
+
+COMMITTED, ABORTED = "committed", "aborted"
+_FENCING = (KafkaError._FENCED, KafkaError.PRODUCER_FENCED, KafkaError.INVALID_PRODUCER_EPOCH)
+
+
+def aborts_on_purpose(abort_every: int, txn: int) -> bool:
+    return bool(abort_every) and txn % abort_every == abort_every - 1
+
+
+def end_transaction(
+    producer: Producer,
+    ledger: LedgerWriter,
+    session: int,
+    txn: int,
+    abort: bool,
+    before_end: Callable[[], None] = lambda: None,
+) -> str:
+    """Run ``before_end`` (e.g. adding consumer offsets), then commit or abort ``txn``."""
+    try:
+        before_end()
+        if abort:
+            # Written first, then aborted: an abort with records still queued would purge
+            # them locally and the log would never hold anything to hide.
+            producer.flush(60)
+            producer.abort_transaction(60)
+            ledger.txn("aborted", session, txn, "on purpose")
+            return ABORTED
+        ledger.txn("commit", session, txn)
+        producer.commit_transaction(60)
+        ledger.txn("committed", session, txn)
+        return COMMITTED
+    except KafkaException as exc:
+        err = exc.args[0]
+        if err.txn_requires_abort():
+            producer.abort_transaction(60)
+            ledger.txn("aborted", session, txn, err.name())
+            return ABORTED
+        ledger.txn("unknown", session, txn, err.name())
+        raise
+
+
+def fenced(err: KafkaError) -> bool:
+    """The producer was fenced (a newer one took its transactional.id or its group's place),
+    or hit another fatal error: it must stop, as a zombie must."""
+    return err.code() in _FENCING or err.fatal()

@@ -1,0 +1,193 @@
+"""A consume-transform-produce app: reads an input topic in a consumer group, writes one
+output record per input record to an output topic, writing its ledger.
+
+Run as ``python -m harness.workloads.transformer SPEC.json`` so that killing or pausing it
+is real. Each output gets a fresh id of the app's session and names its input as its
+``source`` in the ledger, so the checker can count outputs per input (exactly once).
+
+Two modes (``TransformerSpec.mode``):
+
+- **plain**: produce the outputs of a batch, flush, then commit the consumer's offsets.
+  A crash between the two reprocesses the batch after a restart.
+- **transactional**: ``init_transactions``; per batch ``begin_transaction``, produce,
+  ``send_offsets_to_transaction`` with the consumer's group metadata, commit. On an
+  abortable error it aborts and rewinds to the committed offsets; when fenced it records
+  the error and exits (status 3), as a zombie must.
+
+``pause_before_commit_ms`` is the time between producing a batch and committing it: the
+window a crash must hit to matter. The app stops after ``idle_exit_s`` without input
+while it owns partitions (waiting to join the group is not idleness).
+Its last line of output is a JSON report (see ``harness.workloads.producer``).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from confluent_kafka import Consumer, KafkaError, KafkaException, Message, Producer, TopicPartition
+
+from harness.ledger import LedgerWriter, make_id
+from harness.workloads.producer import FENCED_EXIT, decode_id, encode_value
+from harness.workloads.resume import SessionSoFar
+from harness.workloads.transactions import ABORTED, aborts_on_purpose, end_transaction, fenced
+
+MODES = ("plain", "transactional")
+
+
+@dataclass
+class TransformerSpec:
+    bootstrap_servers: str
+    input_topic: str
+    output_topic: str
+    group_id: str
+    ledger: str
+    session: int
+    mode: str = "transactional"
+    transactional_id: str = ""  # transactional mode; empty: derived from the group and session
+    batch_size: int = 50  # input records per transaction (or per offset commit)
+    pause_before_commit_ms: int = 0
+    abort_every: int = 0  # transactional: abort every n-th batch on purpose, then redo it
+    value_bytes: int = 100
+    idle_exit_s: float = 6.0
+    producer_config: dict[str, Any] = field(default_factory=dict)
+    consumer_config: dict[str, Any] = field(default_factory=dict)
+    resume_from: list[str] = field(default_factory=list)  # ledgers of earlier incarnations
+
+
+class _App:
+    def __init__(self, spec: TransformerSpec, ledger: LedgerWriter) -> None:
+        self.spec, self.ledger = spec, ledger
+        self.transactional = spec.mode == "transactional"
+        self.errors: Counter[str] = Counter()
+        self.counts = {"consumed": 0, "produced": 0, "batches": 0, "aborted": 0}
+        self.consumer = Consumer(
+            {
+                "bootstrap.servers": spec.bootstrap_servers,
+                "group.id": spec.group_id,
+                "enable.auto.commit": False,
+                "auto.offset.reset": "earliest",
+                "isolation.level": "read_committed",
+                # The smallest session a broker allows by default: a dead member leaves the
+                # group in seconds, so a restarted app is not kept waiting for it.
+                "session.timeout.ms": 6000,
+                **spec.consumer_config,
+            }
+        )
+        producer_config = {"bootstrap.servers": spec.bootstrap_servers, **spec.producer_config}
+        if self.transactional:
+            producer_config["transactional.id"] = spec.transactional_id or f"{spec.group_id}-{spec.session}"
+        self.transactional_id = producer_config.get("transactional.id", "")
+        self.producer = Producer(producer_config)
+        so_far = SessionSoFar.read(spec.resume_from, spec.session)  # a restart carries on its ids
+        self.seq, self.txn = so_far.next_seq, so_far.next_txn
+
+    def _delivered(self, record_id: int, err: KafkaError | None, msg: Message) -> None:
+        if err is None:
+            self.ledger.ok(record_id, msg.partition(), msg.offset())
+        else:
+            self.errors[err.name()] += 1
+            self.ledger.info(record_id, err.name())
+
+    def _emit(self, inputs: list[Message], txn: int | None) -> None:
+        spec = self.spec
+        for m in inputs:
+            out_id = make_id(spec.session, self.seq)
+            self.seq += 1
+            self.ledger.invoke(spec.session, out_id, spec.output_topic, key=None, txn=txn, source=decode_id(m.value()))
+            self.producer.produce(
+                spec.output_topic,
+                encode_value(out_id, spec.value_bytes),
+                m.key(),
+                on_delivery=lambda err, msg, out_id=out_id: self._delivered(out_id, err, msg),
+            )
+            self.producer.poll(0)
+        self.counts["produced"] += len(inputs)
+
+    def run(self) -> dict[str, Any]:
+        spec = self.spec
+        if self.transactional:
+            self.producer.init_transactions(30)
+        self.ledger.session(spec.session, self.transactional_id)
+        self.consumer.subscribe([spec.input_topic])
+        idle_since = time.monotonic()
+        try:
+            while time.monotonic() - idle_since < spec.idle_exit_s:
+                batch = [m for m in self.consumer.consume(spec.batch_size, timeout=0.5) if m.error() is None]
+                if not batch:
+                    if not self.consumer.assignment():  # still joining the group: not idle yet
+                        idle_since = time.monotonic()
+                    continue
+                idle_since = time.monotonic()
+                self.counts["consumed"] += len(batch)
+                if self.transactional:
+                    self._transaction(batch)
+                else:
+                    self._plain(batch)
+                self.counts["batches"] += 1
+        except KafkaException as exc:
+            err = exc.args[0]
+            self.errors[err.name()] += 1
+            if fenced(err):
+                self.ledger.fenced(spec.session, err.name())
+                return self._report(fenced={"error": err.name(), "message": err.str()})
+            raise
+        finally:
+            self.consumer.close()
+        return self._report()
+
+    def _plain(self, batch: list[Message]) -> None:
+        self._emit(batch, None)
+        self.producer.flush(60)
+        time.sleep(self.spec.pause_before_commit_ms / 1000)
+        try:
+            self.consumer.commit(asynchronous=False)
+        except KafkaException as exc:
+            # The group moved on (a rebalance while this app was away): the batch is
+            # written but its offsets are not, so whoever owns the partitions now
+            # processes it again. That is the control's anomaly, not a crash.
+            self.errors[exc.args[0].name()] += 1
+
+    def _transaction(self, batch: list[Message]) -> None:
+        spec, p, c = self.spec, self.producer, self.consumer
+        txn, self.txn = self.txn, self.txn + 1
+        p.begin_transaction()
+        self.ledger.txn("begin", spec.session, txn)
+        self._emit(batch, txn)
+
+        def add_offsets() -> None:
+            p.send_offsets_to_transaction(c.position(c.assignment()), c.consumer_group_metadata(), 30)
+            time.sleep(spec.pause_before_commit_ms / 1000)
+
+        outcome = end_transaction(
+            p, self.ledger, spec.session, txn, aborts_on_purpose(spec.abort_every, txn), add_offsets
+        )
+        if outcome == ABORTED:
+            self._rewind()
+
+    def _rewind(self) -> None:
+        """Back to the group's committed offsets, so an aborted batch is processed again."""
+        self.counts["aborted"] += 1
+        for tp in self.consumer.committed(self.consumer.assignment(), timeout=30):
+            self.consumer.seek(TopicPartition(tp.topic, tp.partition, max(tp.offset, 0)))
+
+    def _report(self, **extra: Any) -> dict[str, Any]:
+        return {"outcomes": self.counts, "errors": dict(self.errors), **extra}
+
+
+def main() -> None:
+    spec = TransformerSpec(**json.loads(Path(sys.argv[1]).read_text()))
+    ledger = LedgerWriter(Path(spec.ledger))
+    report = _App(spec, ledger).run()
+    ledger.close()
+    print(json.dumps(report), flush=True)
+    sys.exit(FENCED_EXIT if "fenced" in report else 0)
+
+
+if __name__ == "__main__":
+    main()
