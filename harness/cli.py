@@ -1,8 +1,9 @@
-"""``kafka-harness``: list and run scenarios, build images, clean up leftovers.
+"""``kafka-harness``: list and run scenarios, build images, clean up leftovers, verify configs.
 
 Exit status: 0 success (a scenario pair passed), 1 a guarantee was violated, 3 a pair was
 inconclusive (its control showed nothing), 2 bad input or environment (one line on
-stderr saying what to do), 130 interrupted.
+stderr saying what to do), 130 interrupted. ``verify-config``: 0 no error finding, 1 at
+least one.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pathlib import Path
 
 from harness import docker_engine, images, scenario
 from harness.config import KNOWN_KAFKA_VERSIONS, Settings
+from harness.config_catalogue import CLIENTS
 from harness.errors import HarnessError
 from harness.progress import say
 from harness.verdict import stability_table
@@ -82,6 +84,22 @@ def cmd_clean(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_verify_config(args: argparse.Namespace) -> int:
+    from harness.cluster import KafkaCluster
+    from harness.config_catalogue import Component, Kind
+    from harness.verify_config import verify
+
+    given = {Kind.BROKER: args.broker, Kind.PRODUCER: args.producer, Kind.CONSUMER: args.consumer}
+    report = verify(
+        {kind: Path(path) for kind, path in given.items() if path},
+        brokers=KafkaCluster.size if args.brokers is None else args.brokers,
+        transactional=args.transactional,
+        client=Component(args.client) if args.client else None,
+    )
+    print(json.dumps(report.to_json(), indent=2) if args.json else report.table(), flush=True)
+    return report.exit_status()
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="kafka-harness", description=__doc__.splitlines()[0])
     p.add_argument("--verbose", action="store_true", help="print error details (log tails) too")
@@ -112,6 +130,31 @@ def parser() -> argparse.ArgumentParser:
     sp = sub.add_parser("up", help="start a cluster and keep it until interrupted")
     versions(sp)
     sp.set_defaults(func=cmd_up)
+
+    sp = sub.add_parser(
+        "verify-config", help="check broker, producer and consumer .properties files against the scenarios' rules"
+    )
+    sp.add_argument("--broker", metavar="FILE", help="the brokers' server.properties")
+    sp.add_argument("--producer", metavar="FILE", help="the producer's properties (Java or librdkafka names)")
+    sp.add_argument("--consumer", metavar="FILE", help="the consumer's properties (Java or librdkafka names)")
+    sp.add_argument("--brokers", type=int, metavar="N", help="brokers in the cluster (default: the harness cluster's)")
+    sp.add_argument(
+        "--transactional",
+        action="store_true",
+        help="the pipeline is meant to be exactly-once (consume-transform-produce in transactions)",
+    )
+    sp.add_argument(
+        "--client",
+        choices=[str(c) for c in CLIENTS],
+        help="the client that reads the producer and consumer files (default: inferred from the names used)",
+    )
+    sp.add_argument(
+        "--static-only",
+        action="store_true",
+        help="check the files without running them on a cluster (the only mode yet)",
+    )
+    sp.add_argument("--json", action="store_true", help="print the report as JSON")
+    sp.set_defaults(func=cmd_verify_config)
 
     sp = sub.add_parser("clean", help="remove containers and networks left by killed runs")
     sp.add_argument("--all", action="store_true", help="also remove clusters of runs still alive")

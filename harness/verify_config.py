@@ -1,0 +1,135 @@
+"""``kafka-harness verify-config``: a user's broker, producer and consumer files, checked.
+
+The report is made of sections of ``Finding``s. Today there is one, ``static``: the rules
+of ``harness.config_rules`` over the files alone. The run of the user's settings in
+scenario pairs on the cluster is to add a ``dynamic`` section of the same findings to
+``Report.sections``; the table, the JSON and the exit status already cover every section.
+
+Exit status: 0 when no finding is an error, 1 when one is (a CI job can gate on it),
+2 for bad input (raised as ``HarnessError``: one line naming the file and line).
+
+JSON (``SCHEMA``)::
+
+    schema          "kafka-eos-harness/verify-config/1"
+    brokers         brokers the cluster has (--brokers)
+    transactional   whether the pipeline is checked as transactional, and why
+    files           kind -> {path, read_by: components assumed to read it}
+    <section>       [finding: {rule, severity, scenarios, file, line (null: not set, the
+                    default applies), what, fix, applies_to}], errors first; "static" today
+    skipped_rules   rule id -> the kind of file it needed and was not given
+    counts          severity -> findings over every section
+    exit_status     0 or 1, as the command exits
+"""
+
+from __future__ import annotations
+
+import shutil
+import textwrap
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from harness import config_catalogue
+from harness.config_catalogue import Component, ConfigFile, Kind
+from harness.config_rules import Configs, Finding, Severity, check_static
+from harness.errors import HarnessError
+
+SCHEMA = "kafka-eos-harness/verify-config/1"
+_SEVERITY_ORDER = list(Severity)
+_COLUMNS = ("SEVERITY", "RULE", "SCENARIO", "APPLIES TO", "WHERE")  # WHERE, the widest, last
+
+
+@dataclass
+class Report:
+    files: dict[Kind, ConfigFile]
+    brokers: int
+    transactional: str  # why the pipeline is checked as transactional; empty if it is not
+    sections: dict[str, list[Finding]]  # section name -> findings, errors first
+    skipped_rules: dict[str, Kind]  # rule id -> the kind of file it lacked
+
+    def count(self, severity: Severity) -> int:
+        return sum(f.severity is severity for findings in self.sections.values() for f in findings)
+
+    def exit_status(self) -> int:
+        return 1 if self.count(Severity.ERROR) else 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "schema": SCHEMA,
+            "brokers": self.brokers,
+            "transactional": {"value": bool(self.transactional), "why": self.transactional},
+            "files": {
+                str(kind): {"path": str(cfg.path), "read_by": [str(c) for c in cfg.readers]}
+                for kind, cfg in self.files.items()
+            },
+            **{name: [f.to_json() for f in findings] for name, findings in self.sections.items()},
+            "skipped_rules": {rule: str(kind) for rule, kind in self.skipped_rules.items()},
+            "counts": {str(s): self.count(s) for s in Severity},
+            "exit_status": self.exit_status(),
+        }
+
+    def table(self, width: int | None = None) -> str:
+        """The report for a terminal: files, then per section a row per finding with its
+        explanation and fix wrapped underneath."""
+        width = width or shutil.get_terminal_size((100, 24)).columns
+        pipeline = f"transactional ({self.transactional})" if self.transactional else "not transactional"
+        lines = [f"{self.brokers} brokers; pipeline {pipeline}"]
+        for kind, cfg in self.files.items():
+            lines.append(f"  {kind:<9} {cfg.path}  (read by {', '.join(cfg.readers)})")
+        for name, findings in self.sections.items():
+            lines += ["", f"{name} checks"]
+            lines += _rows(findings, width) if findings else ["  no findings"]
+        for rule, kind in self.skipped_rules.items():
+            lines.append(f"skipped {rule}: needs --{kind}")
+        counts = ", ".join(
+            f"{self.count(s)} {s}{'s' if s is not Severity.INFO and self.count(s) != 1 else ''}" for s in Severity
+        )
+        lines += ["", f"{counts}; exit status {self.exit_status()}"]
+        return "\n".join(lines)
+
+
+def _rows(findings: list[Finding], width: int) -> list[str]:
+    cells = [
+        (
+            str(f.severity),
+            f.rule,
+            "/".join(f.scenarios) or "-",
+            ", ".join(f.applies_to),
+            f"{f.file}:{f.line}" if f.line else f"{f.file} (not set)",
+        )
+        for f in findings
+    ]
+    widths = [max(len(row[i]) for row in [_COLUMNS, *cells]) for i in range(len(_COLUMNS))]
+    indent = " " * (widths[0] + 2)
+
+    def row(values: tuple[str, ...]) -> str:
+        return "  ".join(v.ljust(w) for v, w in zip(values, widths, strict=True)).rstrip()
+
+    lines = [row(_COLUMNS)]
+    for f, values in zip(findings, cells, strict=True):
+        lines.append(row(values))
+        for text in (f.what, f"fix: {f.fix}"):
+            lines += textwrap.wrap(text, width, initial_indent=indent, subsequent_indent=indent + "  ")
+    return lines
+
+
+def verify(paths: Mapping[Kind, Path], *, brokers: int, transactional: bool, client: Component | None = None) -> Report:
+    """The static report on the given files (at least one)."""
+    if not paths:
+        raise HarnessError("nothing to check: give at least one of --broker, --producer, --consumer FILE")
+    if brokers < 1:
+        raise HarnessError(f"--brokers must be 1 or more, not {brokers}")
+    files = {kind: config_catalogue.load(paths[kind], kind, client) for kind in Kind if kind in paths}
+    configs = Configs(files, brokers, transactional)
+    findings, skipped = check_static(configs)
+    if transactional:
+        why = "--transactional"
+    elif configs.transactional:
+        why = "the producer sets transactional.id"
+    else:
+        why = ""
+    order = {str(cfg.path): i for i, cfg in enumerate(files.values())}
+    findings.sort(key=lambda f: (_SEVERITY_ORDER.index(f.severity), order[f.file], f.line or 0))
+    lacking = {r.id: next(k for k in r.needs if k not in files) for r in skipped}
+    return Report(files, brokers, why, {"static": findings}, lacking)
