@@ -105,7 +105,7 @@ def all_scenarios() -> dict[str, Scenario]:
 
 def get(scenario_id: str) -> Scenario:
     known = all_scenarios()
-    scenario = known.get(scenario_id.upper())
+    scenario = {sid.upper(): s for sid, s in known.items()}.get(scenario_id.upper())
     if scenario is None:
         raise HarnessError(f"unknown scenario {scenario_id!r}: known are {', '.join(known)} (see `kafka-harness list`)")
     return scenario

@@ -172,7 +172,7 @@ class PairVerdict:
 
 
 def _workload_lines(workload: list[dict[str, Any]]) -> list[str]:
-    """What the apps themselves went through: refused configs, errors, unavailability."""
+    """What the apps themselves went through: refused configs, errors, unavailability, fencing."""
     lines = []
     for r in workload:
         who = f"{r['app']}#{r['incarnation']}"
@@ -180,12 +180,17 @@ def _workload_lines(workload: list[dict[str, Any]]) -> list[str]:
             e = r["setup_error"]
             kind = "refused its configuration" if e["config"] else "could not start"
             lines.append(f"{who}: client {kind}: {e['error']}: {e['message']}")
-        elif r.get("errors") or r.get("longest_ack_gap_s", 0) >= 5:
-            errors = ", ".join(f"{name} x{n}" for name, n in sorted(r["errors"].items())) or "none"
-            lines.append(f"{who}: unavailable up to {r['longest_ack_gap_s']:.1f}s without an ack; errors: {errors}")
-        elif "outcomes" not in r:  # no report: it did not finish on its own
+            continue
+        if "outcomes" not in r:  # no report: it did not finish on its own
             code = r.get("exit")
             lines.append(f"{who}: " + (f"ended by signal {-code}" if code and code < 0 else f"exited {code}"))
+            continue
+        if r.get("longest_ack_gap_s", 0) >= 5:
+            lines.append(f"{who}: unavailable up to {r['longest_ack_gap_s']:.1f}s without an ack")
+        if r.get("errors"):
+            lines.append(f"{who}: client errors: " + ", ".join(f"{n} x{c}" for n, c in sorted(r["errors"].items())))
+        if "fenced" in r:
+            lines.append(f"{who}: fenced: {r['fenced']['error']}: {r['fenced']['message']}")
         if r.get("resent"):
             lines.append(f"{who}: resent {r['resent']} record(s) its earlier incarnation had not finished")
     return lines

@@ -46,6 +46,11 @@ def _a4_restart_resent_unfinished_records(pair: PairVerdict) -> None:
         assert second["resent"] > 0
 
 
+def _b2a_zombie_was_told_it_is_fenced(pair: PairVerdict) -> None:
+    zombie = next(r for r in pair.guarantee.context["workload"] if r["app"] == "transformer-1")
+    assert zombie["exit"] == 3 and zombie["fenced"]["error"] in ("_FENCED", "PRODUCER_FENCED"), zombie
+
+
 def _b3_every_aborted_record_and_only_those(pair: PairVerdict) -> None:
     assert pair.control.count("aborted_read") == 200  # every other transaction of 10, of 400 records
     assert pair.guarantee.result.stats["transactions_aborted"] == 20
@@ -54,6 +59,7 @@ def _b3_every_aborted_record_and_only_those(pair: PairVerdict) -> None:
 EXTRA_CHECKS: dict[str, Callable[[PairVerdict], None]] = {
     "A3": _a3_outage_is_unavailability_not_loss,
     "A4": _a4_restart_resent_unfinished_records,
+    "B2a": _b2a_zombie_was_told_it_is_fenced,
     "B3": _b3_every_aborted_record_and_only_those,
 }
 

@@ -1,0 +1,38 @@
+"""B2b — a zombie app wakes up after a rebalance; the consumer group's metadata fences it (KIP-447).
+
+Two app instances share the input partitions, each with its own ``transactional.id``, as
+apps written since Kafka 2.5 do. One stalls (SIGSTOP) mid-batch; the group drops it and
+the other instance takes over its partitions. Without transactions the survivor
+reprocesses the stalled instance's unfinished batch, and the zombie, once awake, writes
+it again. With transactions the offsets travel inside the transaction together with the
+consumer's group metadata (generation and member id): the zombie's offsets are refused
+once the generation moved on, so its transaction aborts; and the survivor, reading
+offsets that a pending transaction is still changing, waits until that transaction ends
+instead of reading stale ones. Each input ends up with exactly one visible output.
+
+Fault: SIGSTOP one of two instances for 15 s (past its 6 s session timeout), then SIGCONT.
+Control (plain apps): inputs processed twice.
+Guarantee (transactional, distinct transactional.ids, offsets with group metadata):
+exactly one output per input.
+"""
+
+from harness.faults import App, Step, pause
+from harness.scenario import PipelineWorkload, Scenario, Variant, transformer
+from harness.verdict import FORBIDDEN, REQUIRED
+
+STALL_S = 15.0  # longer than the consumer's session timeout (6 s) plus a rebalance
+
+SCENARIO = Scenario(
+    id="B2b",
+    title="zombie app after a rebalance: fenced through the consumer group metadata (KIP-447)",
+    story=__doc__ or "",
+    workload=PipelineWorkload(inputs=4000, partitions=4, instances=2, batch_size=50, pause_before_commit_ms=150),
+    schedule=lambda topic: [Step(at_s=4.0, fault=pause(App(transformer(1))), duration_s=STALL_S)],
+    control=Variant("control", {}, expect={"eos_repeated": REQUIRED}, app={"mode": "plain"}),
+    guarantee=Variant(
+        "guarantee",
+        {},
+        expect={"eos_repeated": FORBIDDEN, "eos_missing": FORBIDDEN, "duplicate": FORBIDDEN, "aborted_read": FORBIDDEN},
+        app={"mode": "transactional"},
+    ),
+)
