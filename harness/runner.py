@@ -20,6 +20,7 @@ from harness import checker, history, readback
 from harness.cluster import KafkaCluster
 from harness.errors import HarnessError
 from harness.faults import Faults, Schedule
+from harness.lso_probe import LsoProbe
 from harness.progress import say, step
 from harness.scenario import PRODUCER, PipelineWorkload, ProducerWorkload, Scenario, Variant, transformer
 from harness.verdict import PairVerdict, VariantVerdict, judge
@@ -35,7 +36,8 @@ class _Plan:
     apps: list[AppProcess]  # fault targets; the ones in ``autostart`` start with the schedule
     autostart: list[AppProcess]
     topics: list[str]
-    main_topic: str  # what the schedule's roles aim at
+    main_topic: str  # what the schedule's roles aim at, and what the LSO probe watches
+    partitions: int  # of the main topic
     eos_pairs: tuple[tuple[str, str], ...]
     config: dict[str, Any]  # the client configuration under test, for the verdict
     budget_s: float  # how long the apps may take before they are killed
@@ -57,12 +59,14 @@ def run_variant(cluster: KafkaCluster, scenario: Scenario, variant: Variant, run
         for app in plan.autostart:
             app.start()
         schedule.start()
+        probe = LsoProbe(cluster.admin(), plan.main_topic, plan.partitions).start()
         try:
             schedule.wait(plan.budget_s)
             for app in plan.apps:
                 app.wait(plan.budget_s)
         finally:
             schedule.finish()  # heal before reading back; healing a killed app restarts it
+            probe.stop()
             for app in plan.apps:
                 if not app.wait(plan.budget_s):
                     say(f"{app.name} did not finish in {plan.budget_s:.0f}s: killed (sends in flight: indeterminate)")
@@ -83,6 +87,7 @@ def run_variant(cluster: KafkaCluster, scenario: Scenario, variant: Variant, run
         "fault_errors": schedule.errors,
         "run_dir": str(run_dir),
         "workload": [r for app in plan.apps for r in app.reports()],
+        "read_committed_stalls": [stall.to_json() for stall in probe.stalls],
     }
     verdict = judge(scenario.id, variant.name, result, variant.expect, context)
     (run_dir / "verdict.json").write_text(json.dumps(verdict.to_json(), indent=2))
@@ -131,7 +136,7 @@ def _producer_plan(
         config["transactional.id"] = f"{config['transactional.id']}-{topic}"
     spec_for = _producer_spec(cluster.bootstrap_servers(), topic, w, config, session=1)
     app = AppProcess(PRODUCER, "harness.workloads.producer", run_dir, spec_for)
-    return _Plan([app], [app], [topic], topic, (), config, w.count / w.rate_per_s + 180, [])
+    return _Plan([app], [app], [topic], topic, scenario.partitions, (), config, w.count / w.rate_per_s + 180, [])
 
 
 # The input of a pipeline: written once, cleanly, before the apps and the faults start.
@@ -181,6 +186,7 @@ def _pipeline_plan(
         apps[: w.instances],
         [source, sink],
         sink,
+        w.partitions,
         ((source, sink),),
         {"mode": w.mode, **producer_config},
         w.inputs / 50 + 180,

@@ -7,6 +7,10 @@ judged). Besides the checker's anomalies there are findings about the clients th
 
 - **config_error**: an app process whose client refused its configuration at start (the
   count of such processes).
+- **read_committed_stall**: a stretch of ``REPORTED_STALL_S`` or more during which the
+  main topic's last stable offset stood still below its high watermark, so
+  ``read_committed`` readers got nothing new (harness.lso_probe); the count of such
+  stretches, each listed with its length under ``read_committed_stalls``.
 
 A pair is:
 
@@ -35,6 +39,7 @@ A pair is:
     fault_errors    steps of the fault schedule that failed or were skipped (the variant
                     then does not pass: its fault did not happen as written)
     kafka_version, topics, topic_config, consumer_view, producer_config, run_dir
+    read_committed_stalls  [{partition, started_at, seconds, lso}] (harness.lso_probe)
     workload        one report per app process (incarnation): app, incarnation, exit,
                     outcomes {ok, fail, info, unfinished}, errors {error name: count},
                     longest_ack_gap_s (how long it went without any acknowledgement:
@@ -59,12 +64,16 @@ REQUIRED = "required"
 FORBIDDEN = "forbidden"
 ONE_OF = "one of"
 ALLOWED = "allowed"
-CLIENT_FINDINGS = ("config_error",)
+CLIENT_FINDINGS = ("config_error", "read_committed_stall")
 
 
-def client_findings(workload: list[dict[str, Any]]) -> dict[str, int]:
-    """Counts of ``CLIENT_FINDINGS`` from the apps' reports."""
-    return {"config_error": sum(1 for r in workload if r.get("setup_error", {}).get("config"))}
+def client_findings(context: dict[str, Any]) -> dict[str, int]:
+    """Counts of ``CLIENT_FINDINGS`` from the apps' reports and the LSO probe."""
+    workload = context.get("workload", [])
+    return {
+        "config_error": sum(1 for r in workload if r.get("setup_error", {}).get("config")),
+        "read_committed_stall": len(context.get("read_committed_stalls", [])),
+    }
 
 
 @dataclass
@@ -106,9 +115,7 @@ class VariantVerdict:
 def judge(
     scenario: str, variant: str, result: CheckResult, expect: dict[str, str], context: dict[str, Any]
 ) -> VariantVerdict:
-    verdict = VariantVerdict(
-        scenario, variant, False, [], result, expect, client_findings(context.get("workload", [])), context
-    )
+    verdict = VariantVerdict(scenario, variant, False, [], result, expect, client_findings(context), context)
     for anomaly, rule in expect.items():
         n = verdict.count(anomaly)
         if rule == REQUIRED and n == 0:
@@ -168,6 +175,11 @@ class PairVerdict:
                 lines.append(f"            ledger {problem}: {n} line(s) ignored")
             lines.extend(f"            {line}" for line in _workload_lines(v.context.get("workload", [])))
             lines.extend(f"            fault schedule error: {e}" for e in v.context.get("fault_errors", []))
+            timeout = v.context.get("producer_config", {}).get("transaction.timeout.ms")
+            against = f" (transaction.timeout.ms = {timeout / 1000:.1f}s)" if timeout else ""
+            for st in v.context.get("read_committed_stalls", []):
+                where = f"{st['partition']} at {st['lso']}"
+                lines.append(f"            read_committed readers stalled {st['seconds']:.1f}s on {where}{against}")
         return "\n".join(lines)
 
 

@@ -51,6 +51,13 @@ def _b2a_zombie_was_told_it_is_fenced(pair: PairVerdict) -> None:
     assert zombie["exit"] == 3 and zombie["fenced"]["error"] in ("_FENCED", "PRODUCER_FENCED"), zombie
 
 
+def _b4_stall_is_about_the_transaction_timeout(pair: PairVerdict) -> None:
+    timeout_s = pair.control.context["producer_config"]["transaction.timeout.ms"] / 1000
+    (stall,) = pair.control.context["read_committed_stalls"]
+    # The coordinator aborts after the timeout, at its next scan (every 10 s by default).
+    assert 0.8 * timeout_s <= stall["seconds"] <= timeout_s + 15, stall
+
+
 def _b3_every_aborted_record_and_only_those(pair: PairVerdict) -> None:
     assert pair.control.count("aborted_read") == 200  # every other transaction of 10, of 400 records
     assert pair.guarantee.result.stats["transactions_aborted"] == 20
@@ -61,6 +68,7 @@ EXTRA_CHECKS: dict[str, Callable[[PairVerdict], None]] = {
     "A4": _a4_restart_resent_unfinished_records,
     "B2a": _b2a_zombie_was_told_it_is_fenced,
     "B3": _b3_every_aborted_record_and_only_those,
+    "B4": _b4_stall_is_about_the_transaction_timeout,
 }
 
 
