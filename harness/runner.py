@@ -23,6 +23,7 @@ from harness.faults import Faults, Schedule
 from harness.lso_probe import LsoProbe
 from harness.progress import say, step
 from harness.scenario import PRODUCER, PipelineWorkload, ProducerWorkload, Scenario, Variant, transformer
+from harness.sink import count_effects
 from harness.verdict import PairVerdict, VariantVerdict, judge
 from harness.workloads.process import AppProcess
 from harness.workloads.producer import ProducerSpec
@@ -42,6 +43,7 @@ class _Plan:
     config: dict[str, Any]  # the client configuration under test, for the verdict
     budget_s: float  # how long the apps may take before they are killed
     prefix_ledgers: list[Path]  # ledgers written before the faulted run (a pipeline's input)
+    sink_db: Path | None = None  # a pipeline whose effects go to a database
 
 
 def run_variant(cluster: KafkaCluster, scenario: Scenario, variant: Variant, run_dir: Path) -> VariantVerdict:
@@ -74,9 +76,8 @@ def run_variant(cluster: KafkaCluster, scenario: Scenario, variant: Variant, run
     with step(f"{scenario.id} {variant.name}: read back {', '.join(plan.topics)} (both isolation levels)"):
         reads = readback.read_back(cluster.bootstrap_servers(), plan.topics, run_dir / "reads")
     ledgers = plan.prefix_ledgers + [p for app in plan.apps for p in app.ledgers()]
-    result = checker.check(
-        history.load(ledgers, reads), checker.CheckOptions(view=variant.consumer_view, eos_pairs=plan.eos_pairs)
-    )
+    h = history.load(ledgers, reads)
+    result = checker.check(h, checker.CheckOptions(view=variant.consumer_view, eos_pairs=plan.eos_pairs))
     context = {
         "kafka_version": cluster.settings.kafka_version,
         "topics": plan.topics,
@@ -89,6 +90,9 @@ def run_variant(cluster: KafkaCluster, scenario: Scenario, variant: Variant, run
         "workload": [r for app in plan.apps for r in app.reports()],
         "read_committed_stalls": [stall.to_json() for stall in probe.stalls],
     }
+    if plan.sink_db is not None:  # only the input topic was read: its ids are the inputs
+        inputs = h.views["read_committed"].id
+        context["sink"] = {"db": str(plan.sink_db), **count_effects(plan.sink_db, inputs[inputs >= 0], 5)}
     verdict = judge(scenario.id, variant.name, result, variant.expect, context)
     (run_dir / "verdict.json").write_text(json.dumps(verdict.to_json(), indent=2))
     if not verdict.passed:
@@ -148,7 +152,8 @@ def _pipeline_plan(
     cluster: KafkaCluster, w: PipelineWorkload, variant: Variant, run_dir: Path, base: str, topic_config: dict[str, str]
 ) -> _Plan:
     source, sink = f"{base}-in", f"{base}-out"
-    for topic in (source, sink):
+    sink_db = (Path(w.sink_db) if w.sink_db else run_dir / "sink.sqlite") if w.sink == "sqlite" else None
+    for topic in (source,) if sink_db else (source, sink):
         cluster.create_topic(topic, w.partitions, config=topic_config)
     filler = ProducerWorkload(count=w.inputs, rate_per_s=_INPUT_RATE_PER_S, keys=w.partitions * 4)
     spec_for = _producer_spec(cluster.bootstrap_servers(), source, filler, _INPUT_PRODUCER, session=1)
@@ -175,22 +180,25 @@ def _pipeline_plan(
             abort_every=w.abort_every,
             producer_config=producer_config,
             consumer_config=w.consumer_config,
+            sink_db=str(sink_db or ""),
         )
 
         def spec_for(ledger: Path, earlier: list[Path], spec: TransformerSpec = spec) -> dict[str, Any]:
             return asdict(replace(spec, ledger=str(ledger), resume_from=[str(p) for p in earlier]))
 
         apps.append(AppProcess(transformer(i), "harness.workloads.transformer", run_dir, spec_for))
+    to_kafka = sink_db is None
     return _Plan(
         apps,
         apps[: w.instances],
-        [source, sink],
-        sink,
-        w.partitions,
-        ((source, sink),),
-        {"mode": w.mode, **producer_config},
-        w.inputs / 50 + 180,
-        fill.ledgers(),
+        topics=[source, sink] if to_kafka else [source],
+        main_topic=sink if to_kafka else source,
+        partitions=w.partitions,
+        eos_pairs=((source, sink),) if to_kafka else (),
+        config={"mode": w.mode, **producer_config} if to_kafka else {"mode": w.mode, "sink": str(sink_db)},
+        budget_s=w.inputs / 50 + 180,
+        prefix_ledgers=fill.ledgers(),
+        sink_db=sink_db,
     )
 
 

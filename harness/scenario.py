@@ -69,6 +69,10 @@ class PipelineWorkload:
     abort_every: int = 0
     producer_config: dict[str, Any] = field(default_factory=dict)
     consumer_config: dict[str, Any] = field(default_factory=dict)
+    # "kafka": outputs go to the output topic; "sqlite": each input's effect is a row in a
+    # SQLite file (harness.sink) at ``sink_db`` (default: sink.sqlite in the run folder).
+    sink: str = "kafka"
+    sink_db: str = ""
 
 
 Workload = ProducerWorkload | PipelineWorkload

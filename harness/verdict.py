@@ -7,6 +7,9 @@ judged). Besides the checker's anomalies there are findings about the clients th
 
 - **config_error**: an app process whose client refused its configuration at start (the
   count of such processes).
+- **sink_missing** / **sink_repeated**: for a pipeline whose effects go to a database
+  (harness.sink), inputs read committed from the input topic with no row, or with two or
+  more rows; examples under ``sink``.
 - **read_committed_stall**: a stretch of ``REPORTED_STALL_S`` or more during which the
   main topic's last stable offset stood still below its high watermark, so
   ``read_committed`` readers got nothing new (harness.lso_probe); the count of such
@@ -40,6 +43,7 @@ A pair is:
                     then does not pass: its fault did not happen as written)
     kafka_version, topics, topic_config, consumer_view, producer_config, run_dir
     read_committed_stalls  [{partition, started_at, seconds, lso}] (harness.lso_probe)
+    sink            for a database sink: db, sink_missing / sink_repeated {count, examples}
     workload        one report per app process (incarnation): app, incarnation, exit,
                     outcomes {ok, fail, info, unfinished}, errors {error name: count},
                     longest_ack_gap_s (how long it went without any acknowledgement:
@@ -64,7 +68,7 @@ REQUIRED = "required"
 FORBIDDEN = "forbidden"
 ONE_OF = "one of"
 ALLOWED = "allowed"
-CLIENT_FINDINGS = ("config_error", "read_committed_stall")
+CLIENT_FINDINGS = ("config_error", "read_committed_stall", "sink_missing", "sink_repeated")
 
 
 def client_findings(context: dict[str, Any]) -> dict[str, int]:
@@ -73,6 +77,8 @@ def client_findings(context: dict[str, Any]) -> dict[str, int]:
     return {
         "config_error": sum(1 for r in workload if r.get("setup_error", {}).get("config")),
         "read_committed_stall": len(context.get("read_committed_stalls", [])),
+        "sink_missing": context.get("sink", {}).get("sink_missing", {}).get("count", 0),
+        "sink_repeated": context.get("sink", {}).get("sink_repeated", {}).get("count", 0),
     }
 
 
@@ -171,6 +177,9 @@ class PairVerdict:
             for anomaly, finding in v.result.anomalies.items():
                 if finding.examples:
                     lines.append(f"            e.g. {anomaly}: {json.dumps(finding.examples[0])}")
+            for name, found in v.context.get("sink", {}).items():
+                if isinstance(found, dict) and found["examples"]:
+                    lines.append(f"            e.g. {name}: {json.dumps(found['examples'][0])}")
             for problem, n in v.result.ledger_problems.items():
                 lines.append(f"            ledger {problem}: {n} line(s) ignored")
             lines.extend(f"            {line}" for line in _workload_lines(v.context.get("workload", [])))

@@ -14,6 +14,11 @@ Two modes (``TransformerSpec.mode``):
   abortable error it aborts and rewinds to the committed offsets; when fenced it records
   the error and exits (status 3), as a zombie must.
 
+With ``sink_db`` set the effect of each input is a row in a SQLite database instead of a
+Kafka record (harness.sink): plain mode inserts the rows at once and commits offsets to
+Kafka afterwards; transactional mode writes rows and next offsets in one database
+transaction and takes its starting offsets from the database.
+
 ``pause_before_commit_ms`` is the time between producing a batch and committing it: the
 window a crash must hit to matter. The app stops after ``idle_exit_s`` without input
 while it owns partitions (waiting to join the group is not idleness).
@@ -30,9 +35,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from confluent_kafka import Consumer, KafkaError, KafkaException, Message, Producer, TopicPartition
+from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, KafkaException, Message, Producer, TopicPartition
 
 from harness.ledger import LedgerWriter, make_id
+from harness.sink import Sink
 from harness.workloads.producer import FENCED_EXIT, decode_id, encode_value
 from harness.workloads.resume import SessionSoFar
 from harness.workloads.transactions import ABORTED, aborts_on_purpose, end_transaction, fenced
@@ -58,6 +64,7 @@ class TransformerSpec:
     producer_config: dict[str, Any] = field(default_factory=dict)
     consumer_config: dict[str, Any] = field(default_factory=dict)
     resume_from: list[str] = field(default_factory=list)  # ledgers of earlier incarnations
+    sink_db: str = ""  # a SQLite file: the effects go there, not to the output topic
 
 
 class _App:
@@ -84,6 +91,7 @@ class _App:
             producer_config["transactional.id"] = spec.transactional_id or f"{spec.group_id}-{spec.session}"
         self.transactional_id = producer_config.get("transactional.id", "")
         self.producer = Producer(producer_config)
+        self.sink = Sink(Path(spec.sink_db), f"session-{spec.session}") if spec.sink_db else None
         so_far = SessionSoFar.read(spec.resume_from, spec.session)  # a restart carries on its ids
         self.seq, self.txn = so_far.next_seq, so_far.next_txn
 
@@ -111,10 +119,13 @@ class _App:
 
     def run(self) -> dict[str, Any]:
         spec = self.spec
-        if self.transactional:
+        if self.transactional and self.sink is None:
             self.producer.init_transactions(30)
         self.ledger.session(spec.session, self.transactional_id)
-        self.consumer.subscribe([spec.input_topic])
+        if self.sink is not None and self.transactional:
+            self.consumer.subscribe([spec.input_topic], on_assign=self._from_database)
+        else:
+            self.consumer.subscribe([spec.input_topic])
         idle_since = time.monotonic()
         try:
             while time.monotonic() - idle_since < spec.idle_exit_s:
@@ -125,7 +136,9 @@ class _App:
                     continue
                 idle_since = time.monotonic()
                 self.counts["consumed"] += len(batch)
-                if self.transactional:
+                if self.sink is not None:
+                    self._effects(batch, self.sink)
+                elif self.transactional:
                     self._transaction(batch)
                 else:
                     self._plain(batch)
@@ -141,9 +154,30 @@ class _App:
             self.consumer.close()
         return self._report()
 
+    def _effects(self, batch: list[Message], sink: Sink) -> None:
+        inputs = [decode_id(m.value()) for m in batch]
+        if self.transactional:  # effects and offsets in one database transaction
+            time.sleep(self.spec.pause_before_commit_ms / 1000)
+            sink.effects_with_offsets(inputs, {(m.topic(), m.partition()): m.offset() + 1 for m in batch})
+            return
+        for input_id in inputs:  # the side effect happens now, whatever follows
+            sink.effect(input_id)
+        self._commit_offsets()
+
+    def _from_database(self, consumer: Consumer, partitions: list[TopicPartition]) -> None:
+        """On assignment: start where the database says, not where the group says."""
+        assert self.sink is not None
+        stored = self.sink.next_offsets(self.spec.input_topic)
+        for tp in partitions:
+            tp.offset = stored.get(tp.partition, OFFSET_BEGINNING)
+        consumer.assign(partitions)
+
     def _plain(self, batch: list[Message]) -> None:
         self._emit(batch, None)
         self.producer.flush(60)
+        self._commit_offsets()
+
+    def _commit_offsets(self) -> None:
         time.sleep(self.spec.pause_before_commit_ms / 1000)
         try:
             self.consumer.commit(asynchronous=False)
