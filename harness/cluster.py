@@ -235,8 +235,6 @@ class KafkaCluster:
                 self._network.remove()
             except Exception as exc:
                 say(f"cleanup: {exc}".splitlines()[0])
-        if self.proxies is not None:
-            self.proxies.release()
         # Whatever a crash in the middle of start left behind, by label.
         with contextlib.suppress(HarnessError):
             docker_engine.remove_leftovers(run_id=self.run_id)

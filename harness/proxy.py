@@ -1,17 +1,16 @@
-"""Thin wrapper over toxiproxy-python, so nothing else imports it.
+"""Toxiproxy's HTTP API, spoken directly (stdlib only), one object per server.
 
-toxiproxy-python keeps the API address in class attributes (one server per process) and
-returns nothing from ``add_toxic``; this module owns that global and refuses a second,
-different server in the same process instead of silently redirecting the first.
+Each cluster has its own Toxiproxy, so one process may drive several at once (a scenario
+side with a cluster of its own runs beside the shared one); an API object holds nothing
+but its server's address.
 """
 
 from __future__ import annotations
 
+import json
+import urllib.error
+import urllib.request
 from typing import Any
-
-from toxiproxy.api import APIConsumer
-from toxiproxy.proxy import Proxy
-from toxiproxy.server import Toxiproxy
 
 # Toxiproxy's stream names, seen from the proxy: "upstream" carries bytes from the client
 # to the server (the broker), "downstream" from the broker back to the client.
@@ -19,47 +18,54 @@ TO_BROKER = "upstream"
 FROM_BROKER = "downstream"
 
 
-class ToxiproxyAPI:
-    def __init__(self, host: str, port: int) -> None:
-        current = (APIConsumer.host, APIConsumer.port)
-        if getattr(APIConsumer, "_keh_bound", False) and current != (host, port):
-            raise RuntimeError(
-                f"a Toxiproxy server at {current[0]}:{current[1]} is already in use by this process; "
-                "toxiproxy-python supports one server per process"
-            )
-        APIConsumer.host, APIConsumer.port = host, port
-        APIConsumer._keh_bound = True  # type: ignore[attr-defined]
-        self._server = Toxiproxy()
-        self._proxies: dict[str, Proxy] = {}
+class ToxiproxyError(RuntimeError):
+    pass
 
-    def release(self) -> None:
-        APIConsumer._keh_bound = False  # type: ignore[attr-defined]
+
+class ToxiproxyAPI:
+    def __init__(self, host: str, port: int, timeout_s: float = 10) -> None:
+        self.base = f"http://{host}:{port}"
+        self.timeout_s = timeout_s
+
+    def _call(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
+        data = json.dumps(body).encode() if body is not None else None
+        request = urllib.request.Request(
+            self.base + path, data=data, method=method, headers={"Content-Type": "application/json"}
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout_s) as response:
+                text = response.read()
+        except urllib.error.HTTPError as exc:
+            detail = exc.read().decode(errors="replace")
+            raise ToxiproxyError(f"Toxiproxy {method} {path}: {exc.code} {detail}") from exc
+        return json.loads(text) if text.strip() else None
 
     def running(self) -> bool:
-        # A real request: toxiproxy-python's running() only opens a TCP connection, which
-        # Docker's port proxy accepts before the server listens (resets came right after).
-        self._server.proxies()
+        # A real request: Docker's port proxy accepts TCP connections before the server
+        # listens, so a connect alone proves nothing.
+        try:
+            self._call("GET", "/version")
+        except (OSError, ToxiproxyError):
+            return False
         return True
 
     def create(self, name: str, listen: str, upstream: str) -> None:
-        self._proxies[name] = self._server.create(upstream=upstream, name=name, listen=listen)
+        self._call("POST", "/proxies", {"name": name, "listen": listen, "upstream": upstream, "enabled": True})
 
     def add_toxic(self, proxy: str, name: str, kind: str, stream: str, attributes: dict[str, Any]) -> None:
-        self._proxies[proxy].add_toxic(name=name, type=kind, stream=stream, attributes=attributes)
+        toxic = {"name": name, "type": kind, "stream": stream, "toxicity": 1.0, "attributes": attributes}
+        self._call("POST", f"/proxies/{proxy}/toxics", toxic)
 
     def remove_toxic(self, proxy: str, name: str) -> None:
-        self._proxies[proxy].destroy_toxic(name)
+        self._call("DELETE", f"/proxies/{proxy}/toxics/{name}")
 
     def set_enabled(self, proxy: str, enabled: bool) -> None:
         """Disabling closes every open connection and refuses new ones: a cut link."""
-        if enabled:
-            self._proxies[proxy].enable()
-        else:
-            self._proxies[proxy].disable()
+        self._call("POST", f"/proxies/{proxy}", {"enabled": enabled})
 
     def toxics(self, proxy: str) -> list[str]:
-        return sorted(self._proxies[proxy].toxics())
+        return sorted(t["name"] for t in self._call("GET", f"/proxies/{proxy}/toxics"))
 
     def reset(self) -> None:
         """Every proxy enabled again, every toxic removed."""
-        self._server.reset()
+        self._call("POST", "/reset")

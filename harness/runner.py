@@ -47,6 +47,16 @@ class _Plan:
 
 
 def run_variant(cluster: KafkaCluster, scenario: Scenario, variant: Variant, run_dir: Path) -> VariantVerdict:
+    """Run one side on ``cluster``, or on a cluster of its own when it asks for other broker
+    settings or another Kafka version (started and removed around it)."""
+    if not (variant.broker_settings or variant.kafka_version):
+        return _run_variant(cluster, scenario, variant, run_dir)
+    settings = cluster.settings.with_overrides(kafka_version=variant.kafka_version or None)
+    with KafkaCluster(settings).with_broker_properties(variant.broker_settings) as own:
+        return _run_variant(own, scenario, variant, run_dir)
+
+
+def _run_variant(cluster: KafkaCluster, scenario: Scenario, variant: Variant, run_dir: Path) -> VariantVerdict:
     run_dir.mkdir(parents=True, exist_ok=True)
     base = f"{scenario.id.lower()}-{variant.name}-{uuid.uuid4().hex[:6]}"
     topic_config = {**scenario.topic_config, **variant.topic_config}
@@ -80,6 +90,7 @@ def run_variant(cluster: KafkaCluster, scenario: Scenario, variant: Variant, run
     result = checker.check(h, checker.CheckOptions(view=variant.consumer_view, eos_pairs=plan.eos_pairs))
     context = {
         "kafka_version": cluster.settings.kafka_version,
+        "broker_settings": variant.broker_settings,
         "topics": plan.topics,
         "topic_config": topic_config,
         "consumer_view": variant.consumer_view,

@@ -33,6 +33,9 @@ class Variant:
     consumer_view: str = "read_committed"  # the isolation level the scenario's consumers read with
     topic_config: dict[str, str] = field(default_factory=dict)  # over the scenario's
     app: dict[str, Any] = field(default_factory=dict)  # over the workload's fields, e.g. an app bug
+    # A cluster of its own for this side: other broker settings or another Kafka version.
+    broker_settings: dict[str, str] = field(default_factory=dict)
+    kafka_version: str = ""
 
 
 @dataclass(frozen=True)

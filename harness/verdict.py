@@ -7,6 +7,8 @@ judged). Besides the checker's anomalies there are findings about the clients th
 
 - **config_error**: an app process whose client refused its configuration at start (the
   count of such processes).
+- **txn_init_failed**: an app process whose ``init_transactions`` failed for a reason other
+  than a refused configuration (e.g. the transaction log cannot be written).
 - **sink_missing** / **sink_repeated**: for a pipeline whose effects go to a database
   (harness.sink), inputs read committed from the input topic with no row, or with two or
   more rows; examples under ``sink``.
@@ -41,7 +43,8 @@ A pair is:
     notes           human detail: which ledger lines were ignored
     fault_errors    steps of the fault schedule that failed or were skipped (the variant
                     then does not pass: its fault did not happen as written)
-    kafka_version, topics, topic_config, consumer_view, producer_config, run_dir
+    kafka_version, broker_settings (a side with its own cluster), topics, topic_config,
+    consumer_view, producer_config, run_dir
     read_committed_stalls  [{partition, started_at, seconds, lso}] (harness.lso_probe)
     sink            for a database sink: db, sink_missing / sink_repeated {count, examples}
     workload        one report per app process (incarnation): app, incarnation, exit,
@@ -68,7 +71,7 @@ REQUIRED = "required"
 FORBIDDEN = "forbidden"
 ONE_OF = "one of"
 ALLOWED = "allowed"
-CLIENT_FINDINGS = ("config_error", "read_committed_stall", "sink_missing", "sink_repeated")
+CLIENT_FINDINGS = ("config_error", "txn_init_failed", "read_committed_stall", "sink_missing", "sink_repeated")
 
 
 def client_findings(context: dict[str, Any]) -> dict[str, int]:
@@ -76,6 +79,11 @@ def client_findings(context: dict[str, Any]) -> dict[str, int]:
     workload = context.get("workload", [])
     return {
         "config_error": sum(1 for r in workload if r.get("setup_error", {}).get("config")),
+        "txn_init_failed": sum(
+            1
+            for r in workload
+            if r.get("setup_error", {}).get("stage") == "init_transactions" and not r["setup_error"]["config"]
+        ),
         "read_committed_stall": len(context.get("read_committed_stalls", [])),
         "sink_missing": context.get("sink", {}).get("sink_missing", {}).get("count", 0),
         "sink_repeated": context.get("sink", {}).get("sink_repeated", {}).get("count", 0),

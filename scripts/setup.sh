@@ -88,10 +88,17 @@ fi
 # --- 4. Images -----------------------------------------------------------------------
 # Locally built images need debootstrap, Maven and Go; official images (KEH_KAFKA_IMAGE /
 # KEH_TOXIPROXY_IMAGE set) are pulled instead. Nothing is needed when the images exist.
-images_ready() { .venv/bin/python -c 'from harness.config import Settings; from harness import images; images.require_present(Settings())' 2>/dev/null; }
+# Every tested Kafka version: scenarios that compare versions (B9) and the version matrix
+# of verify-config run them side by side.
+KAFKA_VERSIONS=$(.venv/bin/python -c 'from harness.config import KNOWN_KAFKA_VERSIONS; print(*KNOWN_KAFKA_VERSIONS)')
+images_ready() {
+  for v in $KAFKA_VERSIONS; do
+    .venv/bin/python -c 'import sys; from harness.config import Settings; from harness import images; images.require_present(Settings(kafka_version=sys.argv[1]))' "$v" 2>/dev/null || return 1
+  done
+}
 if ! images_ready; then
   if [ -z "${KEH_KAFKA_IMAGE:-}" ]; then need_cmd debootstrap debootstrap; need_cmd mvn maven; fi
   if [ -z "${KEH_TOXIPROXY_IMAGE:-}" ]; then need_cmd go golang-go; fi
 fi
-.venv/bin/kafka-harness images build
+for v in $KAFKA_VERSIONS; do .venv/bin/kafka-harness images build --kafka-version "$v"; done
 say "ready: run \`make test\`"

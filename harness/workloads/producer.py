@@ -33,6 +33,7 @@ from harness.workloads.resume import SessionSoFar
 from harness.workloads.transactions import aborts_on_purpose, end_transaction, fenced
 
 FENCED_EXIT = 3  # the app stopped because it was fenced (or hit another fatal error)
+INIT_TRANSACTIONS_TIMEOUT_S = 30
 
 
 @dataclass
@@ -183,16 +184,18 @@ def _committed_ids(spec: ProducerSpec) -> np.ndarray:
 def run(spec: ProducerSpec) -> dict[str, Any]:
     ledger = LedgerWriter(Path(spec.ledger))
     transactional_id = spec.config.get("transactional.id")
+    stage = "create"
     try:
         sender = _Sender(spec, ledger)
         if transactional_id:
-            sender.producer.init_transactions(30)
+            stage = "init_transactions"
+            sender.producer.init_transactions(INIT_TRANSACTIONS_TIMEOUT_S)
     except KafkaException as exc:
         err = exc.args[0]
         ledger.close()
         # _INVALID_ARG: librdkafka refused the configuration before talking to anyone.
         config = err.code() in (KafkaError._INVALID_ARG, KafkaError.INVALID_TRANSACTION_TIMEOUT)
-        return {"setup_error": {"error": err.name(), "message": err.str(), "config": config}}
+        return {"setup_error": {"error": err.name(), "message": err.str(), "config": config, "stage": stage}}
     ledger.session(spec.session, transactional_id)
     plan = _plan(spec, bool(transactional_id))
     seqs = plan.seqs(spec.count)
