@@ -1,9 +1,9 @@
 """``kafka-harness``: list and run scenarios, build images, clean up leftovers, verify configs.
 
-Exit status: 0 success (a scenario pair passed), 1 a guarantee was violated, 3 a pair was
-inconclusive (its control showed nothing), 2 bad input or environment (one line on
-stderr saying what to do), 130 interrupted. ``verify-config``: 0 no error finding, 1 at
-least one.
+Exit status: 0 success (a scenario pair passed, or a research pair was reported), 1 a
+guarantee was violated, 3 a pair was inconclusive (its control showed nothing), 2 bad
+input or environment (one line on stderr saying what to do), 130 interrupted.
+``verify-config``: 0 no error finding, 1 at least one.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from harness.errors import HarnessError
 from harness.progress import say
 from harness.verdict import stability_table
 
-EXIT = {"passed": 0, "failed": 1, "inconclusive": 3}
+EXIT = {"passed": 0, "reported": 0, "failed": 1, "inconclusive": 3}
 
 
 def _settings(args: argparse.Namespace) -> Settings:

@@ -98,6 +98,33 @@ class Replicas:
 
 
 @dataclass(frozen=True)
+class TxnCoordinator:
+    """The broker coordinating a transactional.id: the leader of its ``__transaction_state``
+    partition, which Kafka picks as abs(Java hashCode of the id) mod the partition count."""
+
+    transactional_id: str
+
+    def resolve(self, cluster: KafkaCluster) -> list[int]:
+        partitions = int(cluster.broker_settings["transaction.state.log.num.partitions"])
+        return [
+            cluster.wait_for_leader("__transaction_state", java_hash(self.transactional_id) % partitions, timeout_s=30)
+        ]
+
+    def __str__(self) -> str:
+        return f"transaction coordinator of {self.transactional_id}"
+
+
+def java_hash(text: str) -> int:
+    """Java's String.hashCode, made non-negative the way Kafka's Utils.abs does
+    (absolute value, and 0 for Integer.MIN_VALUE)."""
+    h = 0
+    for unit in text.encode("utf-16-be").hex(" ", 2).split():
+        h = (31 * h + int(unit, 16)) & 0xFFFFFFFF
+    signed = h - (1 << 32) if h >= 1 << 31 else h
+    return 0 if signed == -(1 << 31) else abs(signed)
+
+
+@dataclass(frozen=True)
 class App:
     """A workload process of the run, by the name the runner registered it under."""
 
@@ -110,7 +137,7 @@ class App:
         return f"app {self.name}"
 
 
-Target = Node | Leader | Followers | Replicas | App
+Target = Node | Leader | Followers | Replicas | TxnCoordinator | App
 
 
 class AppHandle(Protocol):

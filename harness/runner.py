@@ -217,7 +217,7 @@ def run_pair(cluster: KafkaCluster, scenario: Scenario, runs_dir: Path) -> PairV
     base = runs_dir / f"{time.strftime('%Y%m%d-%H%M%S')}-{scenario.id}-{uuid.uuid4().hex[:4]}"
     control = run_variant(cluster, scenario, scenario.control, base / "control")
     guarantee = run_variant(cluster, scenario, scenario.guarantee, base / "guarantee")
-    pair = PairVerdict(scenario.id, scenario.title, control, guarantee)
+    pair = PairVerdict(scenario.id, scenario.title, control, guarantee, scenario.research)
     (base / "verdict.json").write_text(json.dumps(pair.to_json(), indent=2))
     say(f"verdict: {base / 'verdict.json'}")
     return pair

@@ -93,6 +93,9 @@ class Scenario:
     guarantee: Variant
     partitions: int = 1
     topic_config: dict[str, str] = field(default_factory=dict)
+    # A research scenario makes no pass/fail claim: both sides run and the checker's
+    # findings are reported (pair outcome "reported").
+    research: bool = False
 
     @property
     def one_line(self) -> str:

@@ -54,6 +54,9 @@ A pair is:
     faults          [{fault, target, brokers, injected_at, healed_at, ...}] as applied,
                     with wall-clock times
 
+A research scenario's pair is **reported**: no claim, the findings of both sides are the
+result.
+
 A pair's ``verdict.json`` holds ``scenario``, ``title``, ``verdict`` (passed / failed /
 inconclusive) and both variants' documents under ``control`` and ``guarantee``.
 """
@@ -151,9 +154,12 @@ class PairVerdict:
     title: str
     control: VariantVerdict
     guarantee: VariantVerdict
+    research: bool = False
 
     @property
     def outcome(self) -> str:
+        if self.research:
+            return "reported"
         if any(v.context.get("fault_errors") for v in (self.control, self.guarantee)):
             return "inconclusive"  # the fault did not happen as written
         if not self.guarantee.passed:
