@@ -32,7 +32,14 @@ from testcontainers.core.container import DockerContainer
 from testcontainers.core.network import Network
 
 from harness import docker_engine, images
-from harness.config import DEFAULT_BROKER_SETTINGS, LABEL, LABEL_PID, LABEL_RUN, Settings
+from harness.config import (
+    DEFAULT_BROKER_SETTINGS,
+    HARNESS_CLIENT_LOG_LEVEL,
+    LABEL,
+    LABEL_PID,
+    LABEL_RUN,
+    Settings,
+)
 from harness.errors import HarnessError
 from harness.progress import say, step
 from harness.proxy import ToxiproxyAPI
@@ -224,6 +231,7 @@ class KafkaCluster:
             if self._stopped or not self._started:
                 return
             self._stopped = True
+        self._admin = None  # its threads would only log refused connections from here on
         for container in [b.container for b in self.brokers.values()] + [self.toxiproxy]:
             if container is not None and container._container is not None:
                 try:
@@ -269,7 +277,13 @@ class KafkaCluster:
         # One client for the cluster's life: a handle dropped while its futures are pending
         # fails them with "handle destroyed".
         if self._admin is None:
-            self._admin = AdminClient({"bootstrap.servers": self.bootstrap_servers(), "socket.timeout.ms": 5000})
+            self._admin = AdminClient(
+                {
+                    "bootstrap.servers": self.bootstrap_servers(),
+                    "socket.timeout.ms": 5000,
+                    "log_level": HARNESS_CLIENT_LOG_LEVEL,
+                }
+            )
         return self._admin
 
     def broker(self, node_id: int) -> Broker:

@@ -99,3 +99,9 @@ LABEL = "kafka-eos-harness"
 LABEL_RUN = "kafka-eos-harness.run"
 LABEL_PID = "kafka-eos-harness.pid"
 LABEL_INPUTS = "kafka-eos-harness.inputs"
+
+# librdkafka log level of the harness's own clients (admin, read-back): warnings and up.
+# At its default (info) every connection refused while brokers start or are killed is
+# printed, which buries the harness's progress; the workload apps keep info-level logs in
+# their output files.
+HARNESS_CLIENT_LOG_LEVEL = 4

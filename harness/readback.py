@@ -18,6 +18,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition
 
+from harness.config import HARNESS_CLIENT_LOG_LEVEL
 from harness.errors import HarnessError
 from harness.history import ISOLATIONS, MARKER_ID, view_path
 from harness.workloads.producer import decode_id
@@ -51,6 +52,7 @@ def _read_view(bootstrap: str, topics: list[str], isolation: str, path: Path, ti
             "isolation.level": isolation,
             "auto.offset.reset": "earliest",
             "enable.partition.eof": False,
+            "log_level": HARNESS_CLIENT_LOG_LEVEL,
         }
     )
     rows: dict[str, list] = {name: [] for name in SCHEMA.names}
