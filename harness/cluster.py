@@ -45,9 +45,12 @@ from harness.progress import say, step
 from harness.proxy import ToxiproxyAPI
 from harness.waits import wait_until
 
-LISTENERS = ("client", "replication", "controller")
-_BROKER_PORT = {"client": 9092, "replication": 9093, "controller": 9094}
-_PROXY_PORT_BASE = {"client": 19090, "replication": 29090, "controller": 39090}
+# Two client entries: "client" for the harness and most apps, "client2" for an app whose
+# own links a fault must hit alone (a client uses the listener it bootstrapped through).
+CLIENT_LISTENERS = ("client", "client2")
+LISTENERS = (*CLIENT_LISTENERS, "replication", "controller")
+_BROKER_PORT = {"client": 9092, "replication": 9093, "controller": 9094, "client2": 9095}
+_PROXY_PORT_BASE = {"client": 19090, "replication": 29090, "controller": 39090, "client2": 49090}
 _TOXIPROXY_API_PORT = 8474
 PROBE_TOPIC = "__harness_probe"
 
@@ -106,7 +109,7 @@ class KafkaCluster:
         self.toxiproxy: DockerContainer | None = None
         self.proxies: ToxiproxyAPI | None = None
         self._network: Network | None = None
-        self._client_ports: dict[int, int] = {}
+        self._client_ports: dict[str, dict[int, int]] = {}  # listener -> node id -> published port
         self._admin: AdminClient | None = None
         self._started = False
         self._stopped = False
@@ -169,12 +172,13 @@ class KafkaCluster:
         )
         # testcontainers' with_bind_ports takes no host address; the network rule wants
         # every published port on 127.0.0.1 with a free port picked by Docker.
-        for port in [_TOXIPROXY_API_PORT, *(_proxy_port(i, "client") for i in range(1, self.size + 1))]:
+        nodes = range(1, self.size + 1)
+        for port in [_TOXIPROXY_API_PORT, *(_proxy_port(i, lst) for lst in CLIENT_LISTENERS for i in nodes)]:
             container.ports[f"{port}/tcp"] = ("127.0.0.1", None)  # type: ignore[assignment]
         self.toxiproxy = container.start()
         api_port = int(container.get_exposed_port(_TOXIPROXY_API_PORT))
         self._client_ports = {
-            i: int(container.get_exposed_port(_proxy_port(i, "client"))) for i in range(1, self.size + 1)
+            lst: {i: int(container.get_exposed_port(_proxy_port(i, lst))) for i in nodes} for lst in CLIENT_LISTENERS
         }
         self.proxies = ToxiproxyAPI("127.0.0.1", api_port)
         wait_until(self.proxies.running, bool, 15, "the Toxiproxy API to answer")
@@ -193,12 +197,12 @@ class KafkaCluster:
             **self.broker_settings,
             "node.id": str(node_id),
             "process.roles": "broker,controller",
-            "listeners": "CLIENT://0.0.0.0:9092,REPLICATION://0.0.0.0:9093,CONTROLLER://0.0.0.0:9094",
-            "advertised.listeners": (
-                f"CLIENT://127.0.0.1:{self._client_ports[node_id]},"
-                f"REPLICATION://toxiproxy:{_proxy_port(node_id, 'replication')}"
+            "listeners": ",".join(f"{lst.upper()}://0.0.0.0:{port}" for lst, port in _BROKER_PORT.items()),
+            "advertised.listeners": ",".join(
+                [f"{lst.upper()}://127.0.0.1:{self._client_ports[lst][node_id]}" for lst in CLIENT_LISTENERS]
+                + [f"REPLICATION://toxiproxy:{_proxy_port(node_id, 'replication')}"]
             ),
-            "listener.security.protocol.map": "CLIENT:PLAINTEXT,REPLICATION:PLAINTEXT,CONTROLLER:PLAINTEXT",
+            "listener.security.protocol.map": ",".join(f"{lst.upper()}:PLAINTEXT" for lst in _BROKER_PORT),
             "inter.broker.listener.name": "REPLICATION",
             "controller.listener.names": "CONTROLLER",
             "controller.quorum.voters": voters,
@@ -261,11 +265,12 @@ class KafkaCluster:
 
     # --- access -------------------------------------------------------------------
 
-    def bootstrap_servers(self) -> str:
-        return ",".join(f"127.0.0.1:{self._client_ports[i]}" for i in sorted(self._client_ports))
+    def bootstrap_servers(self, listener: str = "client") -> str:
+        ports = self._client_ports[listener]
+        return ",".join(f"127.0.0.1:{ports[i]}" for i in sorted(ports))
 
-    def client_port(self, node_id: int) -> int:
-        return self._client_ports[node_id]
+    def client_port(self, node_id: int, listener: str = "client") -> int:
+        return self._client_ports[listener][node_id]
 
     @staticmethod
     def proxy_name(node_id: int, listener: str) -> str:

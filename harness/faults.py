@@ -55,6 +55,17 @@ class Node:
 
 
 @dataclass(frozen=True)
+class Brokers:
+    """Every broker: with listener "client2", every link of the apps that use it."""
+
+    def resolve(self, cluster: KafkaCluster) -> list[int]:
+        return sorted(cluster.brokers)
+
+    def __str__(self) -> str:
+        return "every broker"
+
+
+@dataclass(frozen=True)
 class Leader:
     """The broker leading a partition when the fault fires."""
 
@@ -137,7 +148,7 @@ class App:
         return f"app {self.name}"
 
 
-Target = Node | Leader | Followers | Replicas | TxnCoordinator | App
+Target = Node | Brokers | Leader | Followers | Replicas | TxnCoordinator | App
 
 
 class AppHandle(Protocol):

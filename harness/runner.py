@@ -178,7 +178,7 @@ def _pipeline_plan(
     apps = []
     for i in range(1, w.instances + w.standby + 1):
         spec = TransformerSpec(
-            bootstrap_servers=cluster.bootstrap_servers(),
+            bootstrap_servers=cluster.bootstrap_servers("client2" if i in w.own_links else "client"),
             input_topic=source,
             output_topic=sink,
             group_id=f"{base}-group",

@@ -72,6 +72,9 @@ class PipelineWorkload:
     abort_every: int = 0
     producer_config: dict[str, Any] = field(default_factory=dict)
     consumer_config: dict[str, Any] = field(default_factory=dict)
+    # Apps (by number) that reach the brokers through the "client2" listener, so a link
+    # fault on it (target Brokers(), listener="client2") cuts them off and nobody else.
+    own_links: tuple[int, ...] = ()
     # "kafka": outputs go to the output topic; "sqlite": each input's effect is a row in a
     # SQLite file (harness.sink) at ``sink_db`` (default: sink.sqlite in the run folder).
     sink: str = "kafka"

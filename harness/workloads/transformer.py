@@ -20,8 +20,10 @@ Kafka afterwards; transactional mode writes rows and next offsets in one databas
 transaction and takes its starting offsets from the database.
 
 ``pause_before_commit_ms`` is the time between producing a batch and committing it: the
-window a crash must hit to matter. The app stops after ``idle_exit_s`` without input
-while it owns partitions (waiting to join the group is not idleness).
+window a crash must hit to matter. The app stops once it has had nothing to do for
+``idle_exit_s``: every partition it owns read up to its end (waiting for a rebalance or
+for another instance's pending offsets is not idleness), or, after ``join_grace_s``,
+owning no partition at all (another instance has them all).
 Its last line of output is a JSON report (see ``harness.workloads.producer``).
 """
 
@@ -61,6 +63,7 @@ class TransformerSpec:
     abort_every: int = 0  # transactional: abort every n-th batch on purpose, then redo it
     value_bytes: int = 100
     idle_exit_s: float = 6.0
+    join_grace_s: float = 20.0
     producer_config: dict[str, Any] = field(default_factory=dict)
     consumer_config: dict[str, Any] = field(default_factory=dict)
     resume_from: list[str] = field(default_factory=list)  # ledgers of earlier incarnations
@@ -126,12 +129,12 @@ class _App:
             self.consumer.subscribe([spec.input_topic], on_assign=self._from_database)
         else:
             self.consumer.subscribe([spec.input_topic])
-        idle_since = time.monotonic()
+        started = idle_since = time.monotonic()
         try:
             while time.monotonic() - idle_since < spec.idle_exit_s:
                 batch = [m for m in self.consumer.consume(spec.batch_size, timeout=0.5) if m.error() is None]
                 if not batch:
-                    if not self.consumer.assignment():  # still joining the group: not idle yet
+                    if not self._nothing_to_do(time.monotonic() - started):
                         idle_since = time.monotonic()
                     continue
                 idle_since = time.monotonic()
@@ -153,6 +156,25 @@ class _App:
         finally:
             self.consumer.close()
         return self._report()
+
+    def _nothing_to_do(self, running_s: float) -> bool:
+        owned = self.consumer.assignment()
+        if not owned:
+            return running_s > self.spec.join_grace_s
+        for tp in self.consumer.position(owned):
+            low, high = self.consumer.get_watermark_offsets(tp, timeout=5, cached=False)
+            # Nothing consumed since the assignment: the position is unknown, and the
+            # partition starts where the offsets were stored (or at its beginning).
+            at = tp.offset if tp.offset >= 0 else self._stored_offset(tp)
+            if max(at, low) < high:
+                return False
+        return True
+
+    def _stored_offset(self, tp: TopicPartition) -> int:
+        if self.sink is not None and self.transactional:
+            return self.sink.next_offsets(tp.topic).get(tp.partition, -1)
+        (committed,) = self.consumer.committed([tp], timeout=5)
+        return committed.offset
 
     def _effects(self, batch: list[Message], sink: Sink) -> None:
         inputs = [decode_id(m.value()) for m in batch]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from confluent_kafka.admin import AdminClient
+
 from harness.cluster import LISTENERS, PROBE_TOPIC, KafkaCluster
 
 
@@ -23,6 +25,13 @@ def test_published_ports_bind_to_127_0_0_1_only(cluster: KafkaCluster) -> None:
         wrapped.reload()
         bindings = [b for mapped in (wrapped.ports or {}).values() if mapped for b in mapped]
         assert all(b["HostIp"] == "127.0.0.1" for b in bindings), bindings
+
+
+def test_a_client_of_the_second_listener_is_only_told_about_its_ports(cluster: KafkaCluster) -> None:
+    admin = AdminClient({"bootstrap.servers": cluster.bootstrap_servers("client2"), "log_level": 4})
+    advertised = {b.port for b in admin.list_topics(timeout=10).brokers.values()}
+    assert advertised == {cluster.client_port(i, "client2") for i in (1, 2, 3)}
+    assert not advertised & {cluster.client_port(i) for i in (1, 2, 3)}
 
 
 def test_every_listener_of_every_broker_has_its_own_proxy(cluster: KafkaCluster) -> None:
