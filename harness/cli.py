@@ -3,7 +3,7 @@
 Exit status: 0 success (a scenario pair passed, or a research pair was reported), 1 a
 guarantee was violated, 3 a pair was inconclusive (its control showed nothing), 2 bad
 input or environment (one line on stderr saying what to do), 130 interrupted.
-``verify-config``: 0 no error finding, 1 at least one.
+``verify-config``: 0 no error finding and no violated guarantee, 1 otherwise.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import sys
 import threading
 from pathlib import Path
 
-from harness import docker_engine, images, scenario
+from harness import docker_engine, images, scenario, verify_dynamic
 from harness.config import KNOWN_KAFKA_VERSIONS, Settings
 from harness.config_catalogue import CLIENTS
 from harness.errors import HarnessError
@@ -96,6 +96,15 @@ def cmd_verify_config(args: argparse.Namespace) -> int:
         transactional=args.transactional,
         client=Component(args.client) if args.client else None,
     )
+    if not args.static_only:
+        # Every argument is checked before the first container starts.
+        ids = args.scenarios.split(",") if args.scenarios else list(verify_dynamic.DEFAULT_SCENARIOS)
+        chosen = verify_dynamic.choose([i.strip() for i in ids if i.strip()])
+        base = Settings().with_overrides(
+            toxiproxy_version=args.toxiproxy_version, runs_dir=Path(args.runs_dir) if args.runs_dir else None
+        )
+        versions = [v.strip() for v in (args.kafka_version or base.kafka_version).split(",") if v.strip()]
+        report.dynamic = verify_dynamic.run(report.files, chosen, verify_dynamic.check_versions(versions, base))
     print(json.dumps(report.to_json(), indent=2) if args.json else report.table(), flush=True)
     return report.exit_status()
 
@@ -151,8 +160,21 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument(
         "--static-only",
         action="store_true",
-        help="check the files without running them on a cluster (the only mode yet)",
+        help="check the files without running them on a cluster",
     )
+    sp.add_argument(
+        "--scenarios",
+        metavar="IDS",
+        help="scenario pairs to run the files through, comma-separated "
+        f"(default: {','.join(verify_dynamic.DEFAULT_SCENARIOS)})",
+    )
+    sp.add_argument(
+        "--kafka-version",
+        metavar="VERSIONS",
+        help=f"run on each of these Kafka versions, comma-separated (tested: {', '.join(KNOWN_KAFKA_VERSIONS)})",
+    )
+    sp.add_argument("--toxiproxy-version", help="Toxiproxy version")
+    sp.add_argument("--runs-dir", help="where run folders go (default: ./runs)")
     sp.add_argument("--json", action="store_true", help="print the report as JSON")
     sp.set_defaults(func=cmd_verify_config)
 

@@ -329,7 +329,7 @@ def idempotence_disabled(c: Configs) -> Iterator[Hit]:
             )
 
 
-def _why_idempotence_is_off(p: ConfigFile, reader: Component) -> str | None:
+def why_idempotence_is_off(p: ConfigFile, reader: Component) -> str | None:
     """Why ``reader`` runs the producer without idempotence although the file does not
     set enable.idempotence; None when it sets it, or the client turns idempotence on."""
     if p.entry("enable.idempotence", reader):
@@ -350,7 +350,7 @@ def idempotence_off_by_default(c: Configs) -> Iterator[Hit]:
     """Left unset, idempotence is off in librdkafka, and in Java whenever acks or retries conflict."""
     p = c.files[PRODUCER]
     for reader in p.readers:
-        why = _why_idempotence_is_off(p, reader)
+        why = why_idempotence_is_off(p, reader)
         if why:
             yield Hit(
                 p,

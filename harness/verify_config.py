@@ -1,12 +1,14 @@
 """``kafka-harness verify-config``: a user's broker, producer and consumer files, checked.
 
-The report is made of sections of ``Finding``s. Today there is one, ``static``: the rules
-of ``harness.config_rules`` over the files alone. The run of the user's settings in
-scenario pairs on the cluster is to add a ``dynamic`` section of the same findings to
-``Report.sections``; the table, the JSON and the exit status already cover every section.
+The report is made of sections of ``Finding``s: ``static``, the rules of
+``harness.config_rules`` over the files alone. Unless ``--static-only``, the ``dynamic``
+part (``harness.verify_dynamic``) runs the files' settings in scenario pairs on a cluster
+of their own per Kafka version and adds one row per scenario and version: held, violated,
+unavailable or inconclusive.
 
-Exit status: 0 when no finding is an error, 1 when one is (a CI job can gate on it),
-2 for bad input (raised as ``HarnessError``: one line naming the file and line).
+Exit status: 0 when no finding is an error and no dynamic row is violated, 1 otherwise
+(a CI job can gate on it), 2 for bad input (raised as ``HarnessError``: one line naming
+the file and line, the unknown scenario or the unknown version).
 
 JSON (``SCHEMA``)::
 
@@ -15,7 +17,14 @@ JSON (``SCHEMA``)::
     transactional   whether the pipeline is checked as transactional, and why
     files           kind -> {path, read_by: components assumed to read it}
     <section>       [finding: {rule, severity, scenarios, file, line (null: not set, the
-                    default applies), what, fix, applies_to}], errors first; "static" today
+                    default applies), what, fix, applies_to}], errors first; "static"
+    dynamic         (unless --static-only) applied: {broker, broker_kafka_defaults,
+                    producer, consumer_view, notes: kind -> [what was translated or
+                    ignored]}, versions: version -> {transaction_protocol: {protocol,
+                    transaction.version, source}, wall_s}, rows: [{scenario, title, fault,
+                    version, outcome, reason, counts: {control, guarantee: anomaly ->
+                    count}, example (first forbidden anomaly's, or null), run_dir,
+                    producer (whose producer settings the guarantee ran)}]
     skipped_rules   rule id -> the kind of file it needed and was not given
     counts          severity -> findings over every section
     exit_status     0 or 1, as the command exits
@@ -30,7 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness import config_catalogue
+from harness import config_catalogue, verify_dynamic
 from harness.config_catalogue import Component, ConfigFile, Kind
 from harness.config_rules import Configs, Finding, Severity, check_static
 from harness.errors import HarnessError
@@ -47,12 +56,13 @@ class Report:
     transactional: str  # why the pipeline is checked as transactional; empty if it is not
     sections: dict[str, list[Finding]]  # section name -> findings, errors first
     skipped_rules: dict[str, Kind]  # rule id -> the kind of file it lacked
+    dynamic: verify_dynamic.Dynamic | None = None  # the scenario runs, unless --static-only
 
     def count(self, severity: Severity) -> int:
         return sum(f.severity is severity for findings in self.sections.values() for f in findings)
 
     def exit_status(self) -> int:
-        return 1 if self.count(Severity.ERROR) else 0
+        return 1 if self.count(Severity.ERROR) or (self.dynamic and self.dynamic.violated()) else 0
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -64,6 +74,7 @@ class Report:
                 for kind, cfg in self.files.items()
             },
             **{name: [f.to_json() for f in findings] for name, findings in self.sections.items()},
+            **({"dynamic": self.dynamic.to_json()} if self.dynamic else {}),
             "skipped_rules": {rule: str(kind) for rule, kind in self.skipped_rules.items()},
             "counts": {str(s): self.count(s) for s in Severity},
             "exit_status": self.exit_status(),
@@ -82,9 +93,15 @@ class Report:
             lines += _rows(findings, width) if findings else ["  no findings"]
         for rule, kind in self.skipped_rules.items():
             lines.append(f"skipped {rule}: needs --{kind}")
+        if self.dynamic:
+            lines += self.dynamic.table(width)
         counts = ", ".join(
             f"{self.count(s)} {s}{'s' if s is not Severity.INFO and self.count(s) != 1 else ''}" for s in Severity
         )
+        if self.dynamic:
+            counts += ", " + ", ".join(
+                f"{sum(r.outcome == o for r in self.dynamic.rows)} {o}" for o in verify_dynamic.OUTCOMES
+            )
         lines += ["", f"{counts}; exit status {self.exit_status()}"]
         return "\n".join(lines)
 

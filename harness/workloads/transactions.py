@@ -37,21 +37,34 @@ def end_transaction(
             # Written first, then aborted: an abort with records still queued would purge
             # them locally and the log would never hold anything to hide.
             producer.flush(60)
-            producer.abort_transaction(60)
+            _until_answered(producer.abort_transaction)
             ledger.txn("aborted", session, txn, "on purpose")
             return ABORTED
         ledger.txn("commit", session, txn)
-        producer.commit_transaction(60)
+        _until_answered(producer.commit_transaction)
         ledger.txn("committed", session, txn)
         return COMMITTED
     except KafkaException as exc:
         err = exc.args[0]
         if err.txn_requires_abort():
-            producer.abort_transaction(60)
+            _until_answered(producer.abort_transaction)
             ledger.txn("aborted", session, txn, err.name())
             return ABORTED
         ledger.txn("unknown", session, txn, err.name())
         raise
+
+
+def _until_answered(end: Callable[[float], None], attempts: int = 5) -> None:
+    """Commit or abort, asking again while librdkafka says the error is retriable (a
+    timeout while the coordinator is unreachable): the outcome is still open, and giving
+    up would leave the transaction hanging until its timeout."""
+    for attempt in range(attempts):
+        try:
+            end(60)
+            return
+        except KafkaException as exc:
+            if not exc.args[0].retriable() or attempt == attempts - 1:
+                raise
 
 
 def fenced(err: KafkaError) -> bool:
