@@ -39,22 +39,27 @@ failed: they are counted in the stats, with how many of them were read.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from harness.history import (
+    CHUNK,
     FAIL,
     INFO,
     MARKER_ID,
     NO_OUTCOME,
+    OFFSET_BITS,
     OK,
+    TP_SHIFT,
     TXN_ABORTED,
     TXN_COMMITTED,
     History,
     View,
-    distinct,
+    chunks,
     lookup,
 )
 from harness.ledger import SEQ_BITS
@@ -111,28 +116,36 @@ class CheckResult:
 
 
 class _Context:
-    """Per-slot facts every check shares, computed once."""
+    """Per-slot facts every check shares, computed once. Slot-sized arrays are kept to int32 and
+    bool, and whole-history expressions run in chunks: at ten million records each int64
+    temporary is 80 MB."""
 
     def __init__(self, h: History, options: CheckOptions) -> None:
         self.h, self.n_ex = h, options.max_examples
         self.view = h.views[options.view]
         sends = h.sends
         n = len(sends.invoked)
-        self.row_slot = h.slot_of(self.view.id)
-        self.copies = np.bincount(self.row_slot[self.row_slot >= 0], minlength=n)
-        self.visible = self.copies > 0
-        self.session_index = h.session_index_of_slots().astype(np.int32)
-        self.in_txn = sends.txn >= 0
-        key = np.where(self.in_txn, (h.sessions.id[self.session_index] << SEQ_BITS) | sends.txn, -1)
-        self.txn_index, txn_found = lookup(h.txns.key, key)
-        del key
-        self.in_txn &= txn_found
+        with ThreadPoolExecutor(1) as pool:  # the view's slots on another core, meanwhile the transactions
+            row_slot = pool.submit(h.slot_of, self.view.id)
+            self.session_index = h.session_index_of_slots()
+            self.in_txn = sends.txn >= 0
+            self.txn_index = np.zeros(n, np.int32 if len(h.txns.key) < 1 << 31 else np.int64)
+            for part in chunks(n):
+                key = (h.sessions.id[self.session_index[part]] << SEQ_BITS) | sends.txn[part]
+                self.txn_index[part], found = lookup(h.txns.key, key)
+                self.in_txn[part] &= found
+            self.row_slot = row_slot.result()
+        # Read at all, and read more than once: two flags per slot, not a count (the few
+        # examples count their copies).
+        self.visible, self.duplicated = _occurrences(n, (self.row_slot[part] for part in chunks(len(self.row_slot))))
         state = np.where(self.in_txn, h.txns.state[self.txn_index] if len(h.txns.key) else -1, -1)
         self.committed = state == TXN_COMMITTED
         self.aborted = state == TXN_ABORTED
         del state
-        read_topics = np.unique(np.concatenate([distinct(History.topic_of(v.pos)) for v in h.views.values()]))
-        self.to_read_topic = np.isin(sends.topic, read_topics)
+        # Whether each send's topic was read: a table by topic code, its last entry for -1 (unknown).
+        read_topics = np.zeros(len(h.topics) + 1, bool)
+        read_topics[[t for v in h.views.values() for t in _topics_in(v.pos)]] = True
+        self.to_read_topic = read_topics[sends.topic]
         # Ids read but never sent (undecodable values excluded), with how often each was read.
         self.phantom_ids, self.phantom_rows = np.unique(
             self.view.id[(self.row_slot < 0) & (self.view.id >= 0)], return_counts=True
@@ -156,17 +169,24 @@ class _Context:
 
 def check(history: History, options: CheckOptions = CheckOptions()) -> CheckResult:
     c = _Context(history, options)
-    found = {
-        "duplicate": _duplicate(c),
-        "lost": _lost(c),
-        "aborted_read": _aborted_read(c),
-        "phantom": _phantom(c),
-        "order": _order(c),
-        "torn_transaction": _torn(c),
-        "inconsistent_offset": _inconsistent(c),
-        **_exactly_once(c, options.eos_pairs),
-        "zombie_write": _zombie(c),
-    }
+    # The checks only read the context, and numpy lets go of the GIL in its loops: they run
+    # on two threads, the longest first, so both cores stay busy until the end (the four big
+    # ones pair up; more threads would only add temporaries).
+    with ThreadPoolExecutor(2) as pool:
+        running = {
+            "inconsistent_offset": pool.submit(_inconsistent, c),
+            "order": pool.submit(_order, c),
+            "eos": pool.submit(_exactly_once, c, options.eos_pairs),
+            "torn_transaction": pool.submit(_torn, c),
+            "duplicate": pool.submit(_duplicate, c),
+            "lost": pool.submit(_lost, c),
+            "aborted_read": pool.submit(_aborted_read, c),
+            "phantom": pool.submit(_phantom, c),
+            "zombie_write": pool.submit(_zombie, c),
+        }
+        done = {name: f.result() for name, f in running.items()}
+    done.update(done.pop("eos"))
+    found = {name: done[name] for name in ANOMALIES}
     h, sends = history, history.sends
     decided = c.committed | c.aborted  # a transaction's end decides its sends
     indeterminate = sends.invoked & ((sends.outcome == NO_OUTCOME) | (sends.outcome == INFO)) & ~decided
@@ -196,13 +216,13 @@ def check(history: History, options: CheckOptions = CheckOptions()) -> CheckResu
 
 
 def _duplicate(c: _Context) -> Finding:
-    slots = np.flatnonzero(c.copies > 1)
+    slots = np.flatnonzero(c.duplicated)
     ghost_ids, ghost_rows = c.phantom_ids, c.phantom_rows
     ghosts = ghost_ids[ghost_rows > 1]
     examples = []
     for s in slots[: c.n_ex]:
         about = c.about(int(s))
-        examples.append({**about, "copies": int(c.copies[s]), "at": c.places(about["id"])})
+        examples.append({**about, "copies": int(np.count_nonzero(c.row_slot == s)), "at": c.places(about["id"])})
     for g, k in zip(ghosts[: c.n_ex], ghost_rows[ghost_rows > 1], strict=False):
         examples.append({"id": int(g), "copies": int(k), "at": c.places(int(g))})
     return Finding(len(slots) + len(ghosts), examples[: c.n_ex])
@@ -247,54 +267,100 @@ def _phantom(c: _Context) -> Finding:
 def _order(c: _Context) -> Finding:
     """First copies grouped by (producer session, partition), in offset order: a sequence
     number below the running maximum of its group was sent earlier but stored later."""
-    h, slot = c.h, c.row_slot
+    slot = c.row_slot
     first = slot >= 0
     if not first.any():  # nothing read was sent (no ledgers, say): nothing to order, and no copies to index
         return Finding()
-    dup_rows = np.flatnonzero(first & (c.copies[np.maximum(slot, 0)] > 1))
+    dup_rows = np.flatnonzero(first & c.duplicated[slot])  # slot -1 reads the last flag, but is not first
     if len(dup_rows):  # keep only the first (lowest position) copy of a duplicated id
         first[dup_rows] = False
         _, at = np.unique(slot[dup_rows], return_index=True)
         first[dup_rows[at]] = True
-    rows = np.flatnonzero(first)
+    count, examples = 0, []
+    for part in _whole_partitions(c.view.pos):  # groups never span chunks
+        n, found = _order_in(c, part.start + np.flatnonzero(first[part]))
+        count += n
+        examples += found
+    # The first ones in (session, position) order, listed by id.
+    examples = [e for _, e in sorted(examples, key=lambda se: se[0])[: c.n_ex]]
+    examples.sort(key=lambda e: e["id"])
+    return Finding(count, examples)
+
+
+def _order_in(c: _Context, rows: np.ndarray) -> tuple[int, list[tuple[tuple[int, int], dict[str, Any]]]]:
+    """Late first copies among ``rows`` (whole partitions, in position order): how many, and the
+    first few in (session, position) order, each with that order's sort key."""
+    h, slot, pos = c.h, c.row_slot, c.view.pos
     if not len(rows):
-        return Finding()
+        return 0, []
     session = c.session_index[slot[rows]]
-    o = np.argsort(session, kind="stable")  # small ints: a linear radix sort; keeps offset order
+    # Stable, so offset order holds within a session; small ints sort by radix, in linear time.
+    o = np.argsort(session.astype(np.int16) if len(h.sessions.id) < 1 << 15 else session, kind="stable")
     rows, session = rows[o], session[o]
-    part = History.partition_key_of(c.view.pos[rows])
+    part = History.partition_key_of(pos[rows])
     rank = np.cumsum(np.r_[0, (session[1:] != session[:-1]) | (part[1:] != part[:-1])])
     key = (rank << SEQ_BITS) | (slot[rows] - h.sessions.base[session])
     late = np.flatnonzero(key[1:] < np.maximum.accumulate(key)[:-1]) + 1
     examples = []
     for r in late[: c.n_ex]:
         earlier = np.flatnonzero((rank[:r] == rank[r]) & (key[:r] > key[r]))[0]
-        examples.append(
-            {
-                **c.about(int(slot[rows[r]])),
-                "at": h.where(int(c.view.pos[rows[r]])),
-                "stored_after": {
-                    "id": int(h.id_of(slot[rows[earlier : earlier + 1]])[0]),
-                    "at": h.where(int(c.view.pos[rows[earlier]])),
-                },
-            }
-        )
-    examples.sort(key=lambda e: e["id"])
-    return Finding(len(late), examples)
+        example = {
+            **c.about(int(slot[rows[r]])),
+            "at": h.where(int(pos[rows[r]])),
+            "stored_after": {
+                "id": int(h.id_of(slot[rows[earlier : earlier + 1]])[0]),
+                "at": h.where(int(pos[rows[earlier]])),
+            },
+        }
+        examples.append(((int(session[r]), int(pos[rows[r]])), example))
+    return len(late), examples
+
+
+def _occurrences(n: int, slots: Iterable[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """For each slot 0..n-1, whether it occurs in ``slots`` (given a chunk at a time; -1 is
+    none) and whether it occurs more than once."""
+    once, again = np.zeros(n, bool), np.zeros(n, bool)
+    for chunk in slots:
+        s = np.sort(chunk[chunk >= 0])
+        again[s[1:][s[1:] == s[:-1]]] = True  # twice in this chunk
+        again[s[once[s]]] = True  # in an earlier chunk too
+        once[s] = True
+    return once, again
+
+
+def _whole_partitions(pos: np.ndarray) -> Iterator[slice]:
+    """Ranges of about ``CHUNK`` rows or more of a view in position order, each ending where a partition ends."""
+    start = 0
+    while start < len(pos):
+        end = min(start + CHUNK, len(pos))
+        if end < len(pos):  # on to the last position of that partition
+            end = int(np.searchsorted(pos, pos[end - 1] | ((1 << OFFSET_BITS) - 1), side="right"))
+        yield slice(start, end)
+        start = end
+
+
+def _topics_in(pos: np.ndarray) -> list[int]:
+    """Topic codes in a view: rows are in position order, so each topic's rows are together."""
+    topics, at = [], 0
+    while at < len(pos):
+        topics.append(int(History.topic_of(pos[at])))
+        at = int(np.searchsorted(pos, pos[at] | ((1 << TP_SHIFT) - 1), side="right"))
+    return topics
 
 
 def _torn(c: _Context) -> Finding:
     h = c.h
-    member = np.flatnonzero(c.in_txn & c.to_read_topic & ~c.aborted)
-    if not len(member):
-        return Finding()
-    t = c.txn_index[member]
-    sent = np.bincount(t, minlength=len(h.txns.key))
-    seen = np.bincount(t, weights=c.visible[member], minlength=len(h.txns.key)).astype(np.int64)
+    k = len(h.txns.key)
+    sent, seen = np.zeros(k, np.int64), np.zeros(k, np.int64)
+    for part in chunks(len(c.in_txn), 1 << 20):  # few chunks: each counts into arrays of all transactions
+        member = c.in_txn[part] & c.to_read_topic[part] & ~c.aborted[part]
+        t = c.txn_index[part][member]
+        sent += np.bincount(t, minlength=k)
+        seen += np.bincount(t[c.visible[part][member]], minlength=k)
     torn = np.flatnonzero((seen > 0) & (seen < sent))
     examples = []
     for tx in torn[: c.n_ex]:
-        slots = member[t == tx]
+        slots = np.flatnonzero((c.txn_index == tx) & c.in_txn & c.to_read_topic & ~c.aborted)
         key = int(h.txns.key[tx])
         examples.append(
             {
@@ -317,24 +383,27 @@ def _inconsistent(c: _Context) -> Finding:
     examples: list[dict[str, Any]] = []
     count = 0
     if rc is not None:  # the two readers, offset by offset
-        j, there = lookup(ru.pos, rc.pos)
-        bad = np.flatnonzero(~there | (ru.id[j] != rc.id))
-        count += len(bad)
-        for b in bad[: c.n_ex]:
-            examples.append(
-                {
-                    "at": h.where(int(rc.pos[b])),
-                    "read_committed": _shown(int(rc.id[b])),
-                    "read_uncommitted": _shown(int(ru.id[j[b]])) if there[b] else None,
-                }
-            )
+        for part in chunks(len(rc.pos)):
+            j, there = lookup(ru.pos, rc.pos[part])
+            bad = np.flatnonzero(~there | (ru.id[j] != rc.id[part]))
+            count += len(bad)
+            for b in bad[: max(0, c.n_ex - len(examples))]:
+                examples.append(
+                    {
+                        "at": h.where(int(rc.pos[part.start + b])),
+                        "read_committed": _shown(int(rc.id[part.start + b])),
+                        "read_uncommitted": _shown(int(ru.id[j[b]])) if there[b] else None,
+                    }
+                )
     # Acknowledgements: confirmed where the read_uncommitted reader found the id at the
     # acknowledged position; only the unconfirmed rest needs a search.
     ack_pos = h.sends.ack_pos
-    ru_slot = c.row_slot if ru is c.view else h.slot_of(ru.id)
     confirmed = np.zeros(len(ack_pos), bool)
-    known = ru_slot >= 0
-    confirmed[ru_slot[known][ack_pos[ru_slot[known]] == ru.pos[known]]] = True
+    for part in chunks(len(ru.id)):
+        slot = c.row_slot[part] if ru is c.view else h.slot_of(ru.id[part])
+        known = np.flatnonzero(slot >= 0)
+        slot = slot[known]
+        confirmed[slot[ack_pos[slot] == ru.pos[part][known]]] = True
     doubtful = np.flatnonzero((ack_pos >= 0) & ~confirmed)
     j, there = lookup(ru.pos, ack_pos[doubtful])
     ids = h.id_of(doubtful)
@@ -362,19 +431,17 @@ def _exactly_once(c: _Context, pairs: tuple[tuple[str, str], ...]) -> dict[str, 
         code = {t: h.topics.index(t) if t in h.topics else -2 for t in (in_topic, out_topic)}
         inputs = c.visible & (sends.topic == code[in_topic])
         outputs = np.flatnonzero(c.visible & (sends.topic == code[out_topic]) & (sends.source >= 0))
-        src = h.slot_of(sends.source[outputs])
-        per_input = np.bincount(src[src >= 0], minlength=len(inputs))
-        zero = np.flatnonzero(inputs & (per_input == 0))
-        many = np.flatnonzero(inputs & (per_input > 1))
+        # Per input slot: whether an output names it as source, and whether another does.
+        named, again = _occurrences(len(inputs), (h.slot_of(sends.source[outputs[p]]) for p in chunks(len(outputs))))
+        zero = np.flatnonzero(inputs & ~named)
+        many = np.flatnonzero(inputs & again)
         topics = f"{in_topic} -> {out_topic}"
         missing.count += len(zero)
         missing.examples += [{"input": int(i), "topics": topics, "outputs": []} for i in h.id_of(zero[: c.n_ex])]
         repeated.count += len(many)
-        for s in many[: c.n_ex]:
-            outs = h.id_of(outputs[src == s])
-            repeated.examples.append(
-                {"input": int(h.id_of(np.array([s]))[0]), "topics": topics, "outputs": [int(o) for o in outs]}
-            )
+        for input_id in h.id_of(many[: c.n_ex]):
+            outs = h.id_of(outputs[sends.source[outputs] == input_id])
+            repeated.examples.append({"input": int(input_id), "topics": topics, "outputs": [int(o) for o in outs]})
     missing.examples, repeated.examples = missing.examples[: c.n_ex], repeated.examples[: c.n_ex]
     return {"eos_missing": missing, "eos_repeated": repeated}
 
@@ -397,7 +464,7 @@ def _zombie(c: _Context) -> Finding:
     fence = c.fence
     if not np.any(fence < _NEVER):
         return Finding()
-    candidates = np.flatnonzero(c.visible & c.in_txn & (fence[c.session_index] < _NEVER))
+    candidates = np.flatnonzero(c.visible & c.in_txn & (fence < _NEVER)[c.session_index])
     t = c.txn_index[candidates]
     acted = np.where(h.txns.commit_us[t] >= 0, h.txns.commit_us[t], h.txns.begin_us[t])
     zombies = candidates[acted >= fence[c.session_index[candidates]]]

@@ -1,7 +1,9 @@
 """A run's history as columns: the ledgers (what clients did) and the read-back (what is stored).
 
-Loading streams pyarrow's CSV and Parquet readers into numpy arrays, so ten million records
-cost a few hundred megabytes, not Python objects. Nothing here judges; the checker does.
+Loading parses the ledgers in pieces of whole lines, side by side on worker threads
+(pyarrow's CSV reader), and streams the read-backs from Parquet, into numpy arrays: ten
+million records cost a few hundred megabytes, not Python objects. Nothing here judges; the
+checker does.
 
 **Slots.** Record ids are ``session << 32 | seq`` with seq counting 0, 1, 2 … per session
 (``harness.ledger``). Every (session, seq) up to a session's highest invoked seq gets one
@@ -21,14 +23,17 @@ from __future__ import annotations
 import contextlib
 import csv
 import ctypes
+import os
+from collections import deque
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
@@ -50,18 +55,7 @@ MARKER_ID = -1  # an offset inside the log that held no data record: a transacti
 UNDECODABLE_ID = -2  # a data record whose value carries no harness id
 
 OFFSET_BITS, PARTITION_BITS, TOPIC_BITS = 40, 12, 11
-_TP_SHIFT = OFFSET_BITS + PARTITION_BITS
-
-# How the checker reads a ledger: repeated text as dictionaries, keys not at all.
-_LEDGER_TYPES = {
-    c: pa.dictionary(pa.int32(), pa.string())
-    if c in ("event", "topic")
-    else pa.int64()
-    if c in INT_COLUMNS
-    else pa.string()
-    for c in COLUMNS
-    if c != "key"
-}
+TP_SHIFT = OFFSET_BITS + PARTITION_BITS
 
 
 @dataclass
@@ -120,18 +114,27 @@ class History:
     problems: list[LedgerProblem]
 
     # -- ids and slots --
+    @property
+    def slot_dtype(self) -> type:
+        """Slots (and row numbers) fit int32 below 2**31 sends: half the memory of int64."""
+        return np.int32 if len(self.sends.invoked) < 1 << 31 else np.int64
+
     def slot_of(self, ids: np.ndarray) -> np.ndarray:
         """Slot of each id, -1 for ids no ledger invoked (or markers)."""
         s = self.sessions
+        slots = np.full(len(ids), -1, self.slot_dtype)
         if not len(s.id):
-            return np.full(len(ids), -1, np.int64)
-        k = _session_index(s, ids >> SEQ_BITS)
-        seq = ids & ((1 << SEQ_BITS) - 1)
-        ok = (k >= 0) & (seq < s.size[k])
-        slot = np.where(ok, s.base[k] + seq, -1)
-        hit = slot >= 0
-        slot[hit] = np.where(self.sends.invoked[slot[hit]], slot[hit], -1)
-        return slot
+            return slots
+        index = _SessionIndex(s)
+        for part in chunks(len(ids)):  # a chunk at a time keeps the temporaries small
+            k = index.of(ids[part] >> SEQ_BITS)
+            seq = ids[part] & ((1 << SEQ_BITS) - 1)
+            ok = (k >= 0) & (seq < s.size[k])
+            slot = np.where(ok, s.base[k] + seq, -1)
+            hit = slot >= 0
+            slot[hit] = np.where(self.sends.invoked[slot[hit]], slot[hit], -1)
+            slots[part] = slot
+        return slots
 
     def id_of(self, slots: np.ndarray) -> np.ndarray:
         s = self.sessions
@@ -139,12 +142,13 @@ class History:
         return (s.id[k] << SEQ_BITS) | (slots - s.base[k])
 
     def session_index_of_slots(self) -> np.ndarray:
-        return np.repeat(np.arange(len(self.sessions.id)), self.sessions.size)
+        """int32 index into ``sessions`` of each slot."""
+        return np.repeat(np.arange(len(self.sessions.id), dtype=np.int32), self.sessions.size)
 
     # -- positions --
     def where(self, pos: int) -> str:
         topic, partition, offset = (
-            pos >> _TP_SHIFT,
+            pos >> TP_SHIFT,
             (pos >> OFFSET_BITS) & ((1 << PARTITION_BITS) - 1),
             pos & ((1 << OFFSET_BITS) - 1),
         )
@@ -152,15 +156,19 @@ class History:
 
     @staticmethod
     def topic_of(pos: np.ndarray) -> np.ndarray:
-        return pos >> _TP_SHIFT
+        return pos >> TP_SHIFT
 
     @staticmethod
     def partition_key_of(pos: np.ndarray) -> np.ndarray:
         return pos >> OFFSET_BITS
 
 
-def position(topic: np.ndarray, partition: np.ndarray, offset: np.ndarray) -> np.ndarray:
-    return (topic.astype(np.int64) << _TP_SHIFT) | (partition.astype(np.int64) << OFFSET_BITS) | offset
+def position(topic: np.ndarray, partition: np.ndarray, offset: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """Positions of (topic code, partition, offset), into ``out`` if given (one temporary, not four)."""
+    out = np.left_shift(topic, TP_SHIFT, out=out, dtype=np.int64)
+    out |= np.left_shift(partition, OFFSET_BITS, dtype=np.int64)
+    out |= offset
+    return out
 
 
 # --- ledgers -------------------------------------------------------------------------
@@ -175,13 +183,6 @@ class _Chunks:
     def add(self, **cols: np.ndarray) -> None:
         for name, col in cols.items():
             self.parts.setdefault(name, []).append(col)
-
-    def mark(self) -> dict[str, int]:
-        return {name: len(parts) for name, parts in self.parts.items()}
-
-    def rollback(self, mark: dict[str, int]) -> None:
-        for name, parts in self.parts.items():
-            del parts[mark.get(name, 0) :]
 
     def take(self, name: str, dtype: type) -> np.ndarray:
         parts = self.parts.pop(name, [])
@@ -211,47 +212,129 @@ class _TopicCodes:
         return mapping[column.indices.fill_null(len(mapping) - 1).to_numpy(zero_copy_only=False)]
 
 
-def _ints(batch: pa.RecordBatch, name: str) -> np.ndarray:
-    return batch.column(name).fill_null(-1).to_numpy(zero_copy_only=False)
+# How the checker reads a ledger: text as plain strings (cheaper to convert than dictionaries,
+# and only a few lines need them), keys not at all.
+_LEDGER_TYPES = {c: pa.int64() if c in INT_COLUMNS else pa.string() for c in COLUMNS if c != "key"}
+_NO_LINES = pa.schema(_LEDGER_TYPES).empty_table()
+_EVENT_NAMES = pa.array(EVENTS)
+PIECE_BYTES = 16 << 20  # ledger bytes parsed at a time: bounds memory; many pieces keep the workers busy
+# Pieces parsed at once, a core each (pyarrow and numpy release the GIL); beyond four, more
+# pieces in memory would buy little.
+_WORKERS = min(4, os.cpu_count() or 2)
 
 
-PIECE_BYTES = 64 << 20  # ledger bytes parsed at a time: bounds memory, keeps both cores busy
+@dataclass
+class _Lines:
+    """What one piece of a ledger says, by kind of line: the columns each kind needs, in line order."""
+
+    invalid: list[str]  # lines refused (wrong number of fields; or all the slow path's reasons)
+    dropped: int  # lines without the end mark or with an unknown event
+    invoke: dict[str, Any]  # id, topic (dictionary-encoded strings), txn, source
+    outcomes: list[tuple[int, np.ndarray]]  # (INFO / FAIL / OK, ids), ascending strength
+    ack: dict[str, np.ndarray]  # id, partition, offset of the ``ok`` lines
+    txn: dict[str, np.ndarray]  # key, state, begin, commit: the txn-* lines, one row per transaction
+    session: list[tuple[int, str, int]]  # (session, detail, time_us) of the ``session`` lines
 
 
-def _pieces(path: Path) -> Iterator[bytes]:
-    """The lines after the header, in pieces of whole lines (the last may be torn)."""
-    with path.open("rb") as f:
-        header = next(csv.reader([f.readline().decode("utf-8", errors="replace")]), [])
-        if tuple(header) != COLUMNS:
-            raise pa.ArrowInvalid("not a ledger header")
-        carry = b""
-        while block := f.read(PIECE_BYTES):
-            block = carry + block
-            cut = block.rfind(b"\n") + 1
-            if cut:
-                yield block[:cut]
-            carry = block[cut:]
-        if carry:
-            yield carry
+def _parse(path: Path, start: int, end: int) -> _Lines:
+    """Bytes ``start:end`` of a ledger (whole lines after the header); runs in a worker."""
+    name = path.stem
+    invalid: list[str] = []
+
+    def skip(row: pacsv.InvalidRow) -> str:
+        invalid.append(
+            f"{name}: line cut short ({row.actual_columns} of {row.expected_columns} fields): {row.text[:60]!r}"
+        )
+        return "skip"
+
+    def read(data: pa.Buffer) -> pa.Table:
+        return pacsv.read_csv(
+            pa.BufferReader(data),
+            # The piece as one block on one thread: pieces side by side are the parallelism, and
+            # cheaper; and a line, however long, never straddles blocks.
+            read_options=pacsv.ReadOptions(column_names=list(COLUMNS), block_size=data.size + 1, use_threads=False),
+            parse_options=pacsv.ParseOptions(invalid_row_handler=skip),
+            convert_options=pacsv.ConvertOptions(column_types=_LEDGER_TYPES, include_columns=list(_LEDGER_TYPES)),
+        )
+
+    with pa.OSFile(str(path)) as f:  # into Arrow's pool, which reuses what the last piece freed
+        f.seek(start)
+        piece = f.read_buffer(end - start)
+    try:
+        table = read(piece)
+    except pa.ArrowInvalid:
+        # Something the fast reader cannot type (garbage, a torn quoted field, a header
+        # mid-file): keep only the well-formed lines of this piece, then read those the fast way.
+        with path.open("rb") as f:
+            first_line = 1 + f.read(start).count(b"\n")
+        cleaned, invalid[:] = _validate_lines(piece.to_pybytes(), name, first_line)
+        table = read(pa.py_buffer(cleaned)) if cleaned else _NO_LINES
+    return _sort_lines(table.combine_chunks(), invalid)
 
 
-def _validate_lines(raw: bytes, name: str) -> tuple[bytes, list[str]]:
-    """Slow path for a file the fast reader refused: keep only well-formed lines."""
+def _sort_lines(table: pa.Table, invalid: list[str]) -> _Lines:
+    ev = pc.fill_null(pc.index_in(table["event"], value_set=_EVENT_NAMES), -1).to_numpy().astype(np.int8)
+    ev[~pc.equal(table["end"], END_MARK).to_numpy()] = -1
+    ids = _ints(table["id"])
+    with_id = ids >= 0  # no id, no slot (and no 2**32-slot session -1)
+
+    def rows(event: str) -> np.ndarray:
+        return np.flatnonzero((ev == _EVENT[event]) & with_id)
+
+    invoke, ok = rows("invoke"), rows("ok")
+    txn = np.flatnonzero((ev >= _EVENT["txn-begin"]) & (ev <= _EVENT["txn-unknown"]))
+    session = np.flatnonzero(ev == _EVENT["session"])
+    return _Lines(
+        invalid=invalid,
+        dropped=int(np.count_nonzero(ev < 0)),
+        invoke={
+            "id": ids[invoke],
+            "topic": table["topic"].take(invoke).combine_chunks().dictionary_encode(),
+            "txn": _ints(table["txn"], invoke).astype(np.int32),
+            "source": _ints(table["source"], invoke),
+        },
+        outcomes=[(code, ids[r]) for code, r in ((INFO, rows("info")), (FAIL, rows("fail")), (OK, ok)) if len(r)],
+        ack={"id": ids[ok], "partition": _ints(table["partition"], ok), "offset": _ints(table["offset"], ok)},
+        txn=_txn_lines(ev[txn], _ints(table["session"], txn), _ints(table["txn"], txn), _ints(table["time_us"], txn)),
+        session=list(
+            zip(
+                _ints(table["session"], session).tolist(),
+                table["detail"].take(session).to_pylist(),
+                _ints(table["time_us"], session).tolist(),
+                strict=True,
+            )
+        ),
+    )
+
+
+def _txn_lines(event: np.ndarray, session: np.ndarray, txn: np.ndarray, time_us: np.ndarray) -> dict[str, np.ndarray]:
+    """txn-* lines reduced to one row per transaction: its key, strongest state, begin and commit times."""
+    key, strongest = _strongest(
+        (session << SEQ_BITS) | txn,
+        state=_TXN_STATE_OF_EVENT[event],
+        begin=np.where(event == _EVENT["txn-begin"], time_us, -1),
+        commit=np.where(event == _EVENT["txn-commit"], time_us, -1),
+    )
+    return {"key": key, **strongest}
+
+
+def _ints(column: pa.ChunkedArray, rows: np.ndarray | None = None) -> np.ndarray:
+    """An integer column (or its ``rows``) as int64, -1 where the ledger left it empty."""
+    return pc.fill_null(column if rows is None else column.take(rows), -1).to_numpy()
+
+
+def _validate_lines(raw: bytes, name: str, first_line: int) -> tuple[bytes, list[str]]:
+    """Slow path for a piece the fast reader refused: keep only well-formed lines."""
     kept, reasons = [], []
     lines = raw.decode("utf-8", errors="replace").splitlines(keepends=True)
-    for number, line in enumerate(lines, 1):
+    for number, line in enumerate(lines, first_line):
+        if not line.strip("\r\n"):  # an empty line: the fast reader skips it uncounted, so must this
+            continue
         try:
             row = next(csv.reader([line]), [])
             reason = None
         except csv.Error:
             row, reason = [], "not CSV"
-        if number == 1:
-            if tuple(row) != COLUMNS:
-                return b"", [f"{name}:1: not a ledger (header is {line.strip()[:60]!r})"]
-            kept.append(line)
-            continue
-        if not line.strip("\r\n"):  # an empty line: the fast reader skips it uncounted, so must this
-            continue
         if reason is None and (len(row) != len(COLUMNS) or row[-1] != END_MARK):
             reason = "cut short (no end mark)"
         if reason is None and row[0] not in _EVENT:
@@ -266,8 +349,51 @@ def _validate_lines(raw: bytes, name: str) -> tuple[bytes, list[str]]:
     return "".join(kept).encode(), reasons
 
 
+def _pieces(path: Path, ledger: _Ledger) -> Iterator[tuple[int, int]]:
+    """(start, end) of pieces of whole lines after the header (the last line may be torn): only
+    their ends are read here, the workers read the pieces. A file that is no ledger has none,
+    and its header counts as one ignored line."""
+    with path.open("rb") as f:
+        header = f.readline()
+        if not header:  # empty: nothing written yet, nothing to report
+            return
+        text = header.decode("utf-8", errors="replace")
+        if tuple(next(csv.reader([text]), [])) != COLUMNS:
+            ledger.invalid.append(f"{ledger.name}:1: not a ledger (header is {text.strip()[:60]!r})")
+            return
+        size = os.fstat(f.fileno()).st_size
+        start = len(header)
+        while start < size:
+            end = min(start + PIECE_BYTES, size)
+            f.seek(end)
+            while end < size:  # on to the end of the line the piece stops in
+                window = f.read(1 << 16)
+                newline = window.find(b"\n")
+                end = min(end + (newline + 1 if newline >= 0 else len(window)), size)
+                if newline >= 0 or not window:
+                    break
+            yield start, end
+            start = end
+
+
+@dataclass
+class _Ledger:
+    """What a ledger's ignored lines were, as its pieces are taken."""
+
+    name: str
+    invalid: list[str] = field(default_factory=list)
+    dropped: int = 0
+
+    def problem(self) -> LedgerProblem | None:
+        reasons = self.invalid
+        if self.dropped:
+            reasons = [*reasons, f"{self.name}: {self.dropped} line(s) without the end mark or with an unknown event"]
+        ignored = len(self.invalid) + self.dropped
+        return LedgerProblem(self.name, ignored, reasons[:5]) if ignored else None
+
+
 class _LedgerReader:
-    """Reads ledger files into per-event column chunks."""
+    """Reads ledger files into slots, transaction rows and session rows, in file and line order."""
 
     def __init__(self, topics: _TopicCodes) -> None:
         self.topics = topics
@@ -276,128 +402,98 @@ class _LedgerReader:
         self.session_rows: list[tuple[int, str, str, int]] = []
         self.problems: list[LedgerProblem] = []
 
-    def read(self, path: Path) -> None:
-        name = path.stem
-        invalid: list[str] = []
+    def read(self, paths: list[Path]) -> None:
+        ledgers = []
+        with ThreadPoolExecutor(_WORKERS) as pool:
+            # Workers parse ahead, across file ends too; what they found is taken in order here.
+            pending: deque[tuple[_Ledger, Future[_Lines]]] = deque()
+            for path in paths:
+                ledgers.append(ledger := _Ledger(path.stem))
+                for start, end in _pieces(path, ledger):
+                    pending.append((ledger, pool.submit(_parse, path, start, end)))
+                    if len(pending) > _WORKERS:
+                        self._take(*pending.popleft())
+            while pending:
+                self._take(*pending.popleft())
+        self.problems = [p for ledger in ledgers if (p := ledger.problem())]
 
-        def skip(row: pacsv.InvalidRow) -> str:
-            invalid.append(
-                f"{name}: line cut short ({row.actual_columns} of {row.expected_columns} fields): {row.text[:60]!r}"
-            )
-            return "skip"
-
-        def parse(piece: bytes) -> pa.Table:
-            return pacsv.read_csv(
-                pa.BufferReader(piece),
-                read_options=pacsv.ReadOptions(column_names=list(COLUMNS), block_size=16 << 20),
-                parse_options=pacsv.ParseOptions(invalid_row_handler=skip),
-                convert_options=pacsv.ConvertOptions(column_types=_LEDGER_TYPES, include_columns=list(_LEDGER_TYPES)),
-            )
-
-        def consume(pieces: Iterator[bytes]) -> int:
-            # The next piece is parsed (pyarrow, GIL released) while this one is filed away.
-            dropped = 0
-            with ThreadPoolExecutor(1) as pool:
-                ahead = None
-                for piece in pieces:
-                    parsing = pool.submit(parse, piece)
-                    if ahead is not None:
-                        dropped += sum(self._batch(b, name) for b in ahead.result().to_batches())
-                    ahead = parsing
-                if ahead is not None:
-                    dropped += sum(self._batch(b, name) for b in ahead.result().to_batches())
-            return dropped
-
-        txn_mark, n_sessions = self.txns.mark(), len(self.session_rows)
-        try:
-            dropped = consume(_pieces(path))
-        except pa.ArrowInvalid:
-            # Something the fast reader cannot type (garbage, a torn quoted field, a bad
-            # header): filter the lines in Python, then read the rest the fast way. Slots
-            # take the same lines twice harmlessly; transaction and session rows this file
-            # gave so far are rolled back so nothing is counted twice.
-            self.txns.rollback(txn_mark)
-            del self.session_rows[n_sessions:]
-            cleaned, invalid[:] = _validate_lines(path.read_bytes(), name)
-            body = cleaned.split(b"\n", 1)[1] if cleaned else b""
-            dropped = consume(iter([body])) if body else 0
-        if dropped:
-            invalid.append(f"{name}: {dropped} line(s) without the end mark or with an unknown event")
-        ignored = sum(1 for r in invalid if "line(s) without" not in r) + dropped
-        if ignored:
-            self.problems.append(LedgerProblem(name, ignored, invalid[:5]))
-
-    def _batch(self, batch: pa.RecordBatch, name: str) -> int:
-        ev_col = batch.column("event")
-        ev_map = np.array([_EVENT.get(str(e), -1) for e in ev_col.dictionary.to_pylist()] + [-1], dtype=np.int8)
-        ev = ev_map[ev_col.indices.fill_null(len(ev_map) - 1).to_numpy(zero_copy_only=False)]
-        bad = (ev < 0) | (batch.column("end").to_numpy(zero_copy_only=False) != END_MARK)
-        if bad.any():
-            ev[bad] = -1
-        ids = _ints(batch, "id")
-
-        def rows(event: str) -> np.ndarray:
-            return ev == _EVENT[event]
-
-        m = rows("invoke") & (ids >= 0)  # no id, no slot (and no 2**32-slot session -1)
-        if m.any():
-            self.slots.invoke(
-                ids[m],
-                topic=self.topics.encode(batch.column("topic").filter(pa.array(m))),
-                txn=_ints(batch, "txn")[m].astype(np.int32),
-                source=_ints(batch, "source")[m],
-            )
-        for event, code in (("info", INFO), ("fail", FAIL), ("ok", OK)):  # ascending strength
-            m = rows(event) & (ids >= 0)
-            if m.any():
-                self.slots.outcome(ids[m], code)
-        m = rows("ok") & (ids >= 0)
-        if m.any():
-            partition = _ints(batch, "partition")[m]
-            if partition.max(initial=0) >= 1 << PARTITION_BITS:
-                raise HarnessError(f"{name}: partition numbers of {1 << PARTITION_BITS} or more are not supported")
-            self.slots.ack(ids[m], partition, _ints(batch, "offset")[m])
-        m = (ev >= _EVENT["txn-begin"]) & (ev <= _EVENT["txn-unknown"])
-        if m.any():
-            e, t = ev[m], _ints(batch, "time_us")[m]
-            self.txns.add(
-                key=(_ints(batch, "session")[m] << SEQ_BITS) | _ints(batch, "txn")[m],
-                state=_TXN_STATE_OF_EVENT[e],
-                begin=np.where(e == _EVENT["txn-begin"], t, -1),
-                commit=np.where(e == _EVENT["txn-commit"], t, -1),
-            )
-        m = rows("session")
-        if m.any():
-            details = batch.column("detail").filter(pa.array(m)).to_pylist()
-            for s, detail, t in zip(_ints(batch, "session")[m], details, _ints(batch, "time_us")[m], strict=True):
-                self.session_rows.append((int(s), name, detail or "", int(t)))
-        return int(bad.sum())
+    def _take(self, ledger: _Ledger, parsing: Future[_Lines]) -> None:
+        lines = parsing.result()
+        ledger.invalid += lines.invalid
+        ledger.dropped += lines.dropped
+        invoke = lines.invoke
+        if len(invoke["id"]):
+            topic = self.topics.encode(invoke["topic"])
+            self.slots.invoke(invoke["id"], topic=topic, txn=invoke["txn"], source=invoke["source"])
+        for code, ids in lines.outcomes:
+            self.slots.outcome(ids, code)
+        ack = lines.ack
+        if len(ack["id"]):
+            if ack["partition"].max() >= 1 << PARTITION_BITS:
+                raise HarnessError(
+                    f"{ledger.name}: partition numbers of {1 << PARTITION_BITS} or more are not supported"
+                )
+            self.slots.ack(ack["id"], ack["partition"], ack["offset"])
+        self.txns.add(**lines.txn)
+        self.session_rows += [(s, ledger.name, detail, t) for s, detail, t in lines.session]
 
 
 def load(ledger_paths: list[Path], reads_dir: Path | None) -> History:
-    _return_freed_memory_to_the_os()
+    _keep_freed_memory_for_reuse()
     topics = _TopicCodes()
     reader = _LedgerReader(topics)
-    for path in ledger_paths:
-        reader.read(path)
-
+    reader.read(ledger_paths)
     sessions, sends = reader.slots.build(reader.session_rows)
     history = History(topics.names, sessions, sends, _transactions(reader.txns), {}, reader.problems)
+    del reader
+    _release_free_memory()
     if reads_dir is not None:
         for isolation in ISOLATIONS:
             path = view_path(reads_dir, isolation)
             if path.exists():
                 history.views[isolation] = _read_view(path, isolation, topics)
+                _release_free_memory()
     history.topics = topics.names
     return history
 
 
-def _return_freed_memory_to_the_os() -> None:
-    # glibc raises its mmap threshold after big frees; from then on the batch-sized arrays
-    # loading churns through come from the heap and stay there once freed. A fixed 1 MiB
-    # threshold hands them back, which is most of the difference in peak memory at 10M.
+def _glibc() -> ctypes.CDLL | None:
+    """glibc, to tune its allocator; None elsewhere (musl, macOS), where it is left as it is."""
     with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL("libc.so.6").mallopt(-3, 1 << 20)  # M_MMAP_THRESHOLD
+        libc = ctypes.CDLL("libc.so.6")
+        if libc.mallopt and libc.malloc_trim:
+            return libc
+    return None
+
+
+_LIBC = _glibc()
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
+
+
+def _keep_freed_memory_for_reuse() -> None:
+    """Let freed memory be reused within a stage of loading or checking, not handed back and faulted in again.
+
+    Both stages churn through arrays of a few MB (a piece of a ledger, a chunk of slots).
+    By default glibc returns such memory to the OS as soon as the top of its heap is free,
+    and numpy asks for transparent huge pages for every array of 4 MB or more; each reuse
+    then faults in fresh pages that the kernel zeroes, 2 MB at a time. At ten million
+    records that was seconds of system time (zeroing is slow on the VMs this runs on). The
+    highest mmap threshold glibc allows (32 MiB) keeps those arrays on its heaps, no
+    automatic trimming keeps the heaps, and ordinary pages are zeroed only where touched.
+    ``_release_free_memory`` trims between stages, so what is kept does not add up.
+    """
+    if _LIBC is not None:
+        _LIBC.mallopt(_M_MMAP_THRESHOLD, 32 << 20)
+        _LIBC.mallopt(_M_TRIM_THRESHOLD, 1 << 30)
+    with contextlib.suppress(AttributeError):  # a private switch (NUMPY_MADVISE_HUGEPAGE at import)
+        np._core.multiarray._set_madvise_hugepage(False)
+
+
+def _release_free_memory() -> None:
+    """Hand what Arrow's pool and glibc's heaps keep back to the OS: each stage's peak starts from what is live."""
+    pa.default_memory_pool().release_unused()
+    if _LIBC is not None:
+        _LIBC.malloc_trim(0)
 
 
 class _SlotBuilder:
@@ -431,10 +527,14 @@ class _SlotBuilder:
             need = int(seq.max()) + 1
             cols = self.cols.get(int(session))
             if cols is None or len(cols["invoked"]) < need:
-                cap = max(need, 1024, int(1.5 * len(cols["invoked"])) if cols else 0)
-                grown = {n: np.full(cap, fill, dtype) for n, (dtype, fill) in self._COLUMNS.items()}
-                for n, old in (cols or {}).items():
+                # Doubling: a session's columns are copied about once in all, not three times.
+                cap = max(need, 1024, 2 * len(cols["invoked"]) if cols else 0)
+                grown = {}
+                for n, (dtype, fill) in self._COLUMNS.items():
+                    old = cols[n] if cols else np.empty(0, dtype)
+                    grown[n] = np.empty(cap, dtype)
                     grown[n][: len(old)] = old
+                    grown[n][len(old) :] = fill
                 cols = self.cols[int(session)] = grown
             self.size[int(session)] = max(self.size.get(int(session), 0), need)
             yield cols, seq, pick
@@ -485,16 +585,31 @@ def distinct(values: np.ndarray) -> np.ndarray:
     return np.unique(values)
 
 
-def _session_index(s: Sessions, session: np.ndarray) -> np.ndarray:
-    """Index into ``s`` of each session number, -1 if unknown. A lookup table when session
+class _SessionIndex:
+    """Index into ``sessions`` of session numbers, -1 if unknown. A lookup table when session
     numbers are small (they are: the runner hands them out), a binary search otherwise."""
-    top = int(s.id[-1])
-    if top < 1 << 22:
-        table = np.full(top + 2, -1, np.int64)
-        table[s.id] = np.arange(len(s.id))
-        return table[np.clip(session, -1, top + 1)]
-    k, found = lookup(s.id, session)
-    return np.where(found, k, -1)
+
+    def __init__(self, s: Sessions) -> None:
+        self.s = s
+        self.top = int(s.id[-1])
+        self.table = None
+        if self.top < 1 << 22:
+            self.table = np.full(self.top + 2, -1, np.int64)
+            self.table[s.id] = np.arange(len(s.id))
+
+    def of(self, session: np.ndarray) -> np.ndarray:
+        if self.table is not None:
+            return self.table[np.clip(session, -1, self.top + 1)]
+        k, found = lookup(self.s.id, session)
+        return np.where(found, k, -1)
+
+
+CHUNK = 1 << 18  # elements per step where a whole-array expression would need big temporaries
+
+
+def chunks(n: int, size: int = CHUNK) -> Iterator[slice]:
+    """``0:n`` in steps of ``size``."""
+    return (slice(a, min(a + size, n)) for a in range(0, n, size))
 
 
 def lookup(sorted_keys: np.ndarray, needles: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -506,23 +621,26 @@ def lookup(sorted_keys: np.ndarray, needles: np.ndarray) -> tuple[np.ndarray, np
 
 
 def _transactions(events: _Chunks) -> Transactions:
-    key = events.take("key", np.int64)
-    if not len(key):
-        empty = np.empty(0, np.int64)
-        return Transactions(empty, np.empty(0, np.int8), empty, empty)
-    keys, inverse = np.unique(key, return_inverse=True)
-
-    def strongest(values: np.ndarray, dtype: type) -> np.ndarray:
-        out = np.full(len(keys), -1 if dtype is np.int64 else 0, dtype)
-        np.maximum.at(out, inverse, values)
-        return out
-
-    return Transactions(
-        keys,
-        strongest(events.take("state", np.int8), np.int8),
-        strongest(events.take("begin", np.int64), np.int64),
-        strongest(events.take("commit", np.int64), np.int64),
+    keys, strongest = _strongest(
+        events.take("key", np.int64),
+        state=events.take("state", np.int8),
+        begin=events.take("begin", np.int64),
+        commit=events.take("commit", np.int64),
     )
+    # A time only counts when some line gave one: -1 ("unknown") is the floor.
+    return Transactions(
+        keys, strongest["state"], np.maximum(strongest["begin"], -1), np.maximum(strongest["commit"], -1)
+    )
+
+
+def _strongest(key: np.ndarray, **values: np.ndarray) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """The distinct keys, ascending, and each value's largest per key: what the lines about one
+    transaction add up to, a piece at a time (most of a transaction's lines are in one piece)
+    and then over all pieces."""
+    order = np.argsort(key)
+    key = key[order]
+    first = np.flatnonzero(np.r_[True, key[1:] != key[:-1]]) if len(key) else np.empty(0, np.intp)
+    return key[first], {name: np.maximum.reduceat(v[order], first) for name, v in values.items()}
 
 
 # --- read-back -----------------------------------------------------------------------
@@ -533,19 +651,46 @@ def view_path(reads_dir: Path, isolation: str) -> Path:
 
 
 def _read_view(path: Path, isolation: str, topics: _TopicCodes) -> View:
-    f = pq.ParquetFile(path)
+    f = pq.ParquetFile(path, pre_buffer=False)  # a local file: reading ahead only costs memory
     n = f.metadata.num_rows
     pos, ids = np.empty(n, np.int64), np.empty(n, np.int64)
-    at = 0
+    at, ascending = 0, True
     for batch in f.iter_batches(batch_size=1 << 20, columns=["topic", "partition", "offset", "id"]):
         k = batch.num_rows
         partition = batch.column("partition").to_numpy()
         if partition.max(initial=0) >= 1 << PARTITION_BITS:
             raise HarnessError(f"{path}: partition numbers of {1 << PARTITION_BITS} or more are not supported")
-        pos[at : at + k] = position(topics.encode(batch.column("topic")), partition, batch.column("offset").to_numpy())
-        ids[at : at + k] = batch.column("id").to_numpy()
+        rows = slice(at, at + k)
+        position(topics.encode(batch.column("topic")), partition, batch.column("offset").to_numpy(), out=pos[rows])
+        ids[rows] = batch.column("id").to_numpy()
+        window = pos[max(at - 1, 0) : at + k]  # this batch and the row before it
+        ascending = ascending and bool(np.all(window[1:] >= window[:-1]))
         at += k
-    if len(pos) > 1 and not np.all(pos[1:] >= pos[:-1]):
-        o = np.argsort(pos, kind="stable")
-        pos, ids = pos[o], ids[o]
+    if not ascending:
+        _sort_by_position(pos, ids)
     return View(isolation, pos, ids)
+
+
+def _sort_by_position(pos: np.ndarray, ids: np.ndarray) -> None:
+    """Sorts the rows by position, stably, in place.
+
+    A read-back's rows come in ascending runs (each partition's in offset order). When the
+    runs do not overlap, as when whole topics come in another order than their codes' (a
+    topic's code comes from the first ledger that sent to it), putting the runs in order
+    is a copy, not a sort of the whole view.
+    """
+    starts = np.r_[0, np.flatnonzero(pos[1:] < pos[:-1]) + 1]
+    ends = np.r_[starts[1:], len(pos)]
+    order = np.argsort(pos[starts], kind="stable") if len(starts) <= 1 << 12 else None
+    if order is not None and np.all(pos[ends[order[:-1]] - 1] < pos[starts[order[1:]]]):
+
+        def take(a: np.ndarray) -> np.ndarray:
+            return np.concatenate([a[starts[r] : ends[r]] for r in order])
+    else:
+        o = np.argsort(pos, kind="stable")
+
+        def take(a: np.ndarray) -> np.ndarray:
+            return a[o]
+
+    for a in (pos, ids):  # one array's temporary at a time
+        a[:] = take(a)
