@@ -161,13 +161,18 @@ class _App:
         owned = self.consumer.assignment()
         if not owned:
             return running_s > self.spec.join_grace_s
-        for tp in self.consumer.position(owned):
-            low, high = self.consumer.get_watermark_offsets(tp, timeout=5, cached=False)
-            # Nothing consumed since the assignment: the position is unknown, and the
-            # partition starts where the offsets were stored (or at its beginning).
-            at = tp.offset if tp.offset >= 0 else self._stored_offset(tp)
-            if max(at, low) < high:
-                return False
+        try:
+            for tp in self.consumer.position(owned):
+                low, high = self.consumer.get_watermark_offsets(tp, timeout=5, cached=False)
+                # Nothing consumed since the assignment: the position is unknown, and the
+                # partition starts where the offsets were stored (or at its beginning).
+                at = tp.offset if tp.offset >= 0 else self._stored_offset(tp)
+                if max(at, low) < high:
+                    return False
+        except KafkaException:
+            # No answer yet, e.g. the committed offsets wait for another instance's
+            # transaction to end (KIP-447): still busy, not idle.
+            return False
         return True
 
     def _stored_offset(self, tp: TopicPartition) -> int:
