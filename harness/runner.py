@@ -76,6 +76,10 @@ def _run_variant(cluster: KafkaCluster, scenario: Scenario, variant: Variant, ru
             schedule.wait(plan.budget_s)
             for app in plan.apps:
                 app.wait(plan.budget_s)
+        except BaseException:  # interrupted (Ctrl-C, SIGTERM): the apps must not outlive us
+            for app in plan.apps:
+                app.kill()
+            raise
         finally:
             schedule.finish()  # heal before reading back; healing a killed app restarts it
             probe.stop()
