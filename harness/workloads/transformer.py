@@ -45,8 +45,6 @@ from harness.workloads.producer import FENCED_EXIT, decode_id, encode_value
 from harness.workloads.resume import SessionSoFar
 from harness.workloads.transactions import ABORTED, aborts_on_purpose, end_transaction, fenced
 
-MODES = ("plain", "transactional")
-
 
 @dataclass
 class TransformerSpec:
