@@ -16,14 +16,15 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from harness import checker, history, readback
+from harness import checker, history, readback, spark_app
 from harness.cluster import KafkaCluster
 from harness.errors import HarnessError
 from harness.faults import Faults, Schedule
 from harness.lso_probe import LsoProbe
 from harness.progress import say, step
-from harness.scenario import PRODUCER, PipelineWorkload, ProducerWorkload, Scenario, Variant, transformer
+from harness.scenario import PRODUCER, PipelineWorkload, ProducerWorkload, Scenario, SparkWorkload, Variant, transformer
 from harness.sink import count_effects
+from harness.spark_app import SPARK_DRIVER, SparkSink
 from harness.verdict import PairVerdict, VariantVerdict, judge
 from harness.workloads.process import AppProcess
 from harness.workloads.producer import ProducerSpec
@@ -44,6 +45,7 @@ class _Plan:
     budget_s: float  # how long the apps may take before they are killed
     prefix_ledgers: list[Path]  # ledgers written before the faulted run (a pipeline's input)
     sink_db: Path | None = None  # a pipeline whose effects go to a database
+    spark_sink: SparkSink | None = None  # a Spark job's output, counted per input
 
 
 def run_variant(cluster: KafkaCluster, scenario: Scenario, variant: Variant, run_dir: Path) -> VariantVerdict:
@@ -63,6 +65,8 @@ def _run_variant(cluster: KafkaCluster, scenario: Scenario, variant: Variant, ru
     w = scenario.workload
     if isinstance(w, ProducerWorkload):
         plan = _producer_plan(cluster, scenario, replace(w, **variant.app), variant, run_dir, base, topic_config)
+    elif isinstance(w, SparkWorkload):
+        plan = _spark_plan(cluster, replace(w, **variant.app), variant, run_dir, base, topic_config)
     else:
         plan = _pipeline_plan(cluster, replace(w, **variant.app), variant, run_dir, base, topic_config)
     faults = Faults(cluster, apps={app.name: app for app in plan.apps})
@@ -108,6 +112,8 @@ def _run_variant(cluster: KafkaCluster, scenario: Scenario, variant: Variant, ru
     if plan.sink_db is not None:  # only the input topic was read: its ids are the inputs
         inputs = h.views["read_committed"].id
         context["sink"] = {"db": str(plan.sink_db), **count_effects(plan.sink_db, inputs[inputs >= 0], 5)}
+    if plan.spark_sink is not None:
+        context["sink"] = plan.spark_sink.findings(cluster.bootstrap_servers(), reads, 5)
     verdict = judge(scenario.id, variant.name, result, variant.expect, context)
     (run_dir / "verdict.json").write_text(json.dumps(verdict.to_json(), indent=2))
     if not verdict.passed:
@@ -163,6 +169,19 @@ _INPUT_PRODUCER = {"acks": "all", "enable.idempotence": True, "linger.ms": 5}
 _INPUT_RATE_PER_S = 5000.0
 
 
+def _fill(cluster: KafkaCluster, run_dir: Path, source: str, w: ProducerWorkload, config: dict[str, Any]) -> AppProcess:
+    """Write a pipeline's input, cleanly, before its apps and faults start; the producer's ledgers are its history."""
+    w = replace(w, rate_per_s=_INPUT_RATE_PER_S)
+    spec_for = _producer_spec(cluster.bootstrap_servers(), source, w, config, session=1)
+    fill = AppProcess("input", "harness.workloads.producer", run_dir, spec_for)
+    with step(f"fill {source} with {w.count} records"):
+        fill.start()
+        if not fill.wait(w.count / _INPUT_RATE_PER_S + 120) or fill.current.proc.returncode != 0:
+            fill.kill()
+            raise HarnessError(f"filling the input topic {source} failed; see {fill.current.out}")
+    return fill
+
+
 def _pipeline_plan(
     cluster: KafkaCluster, w: PipelineWorkload, variant: Variant, run_dir: Path, base: str, topic_config: dict[str, str]
 ) -> _Plan:
@@ -170,14 +189,7 @@ def _pipeline_plan(
     sink_db = (Path(w.sink_db) if w.sink_db else run_dir / "sink.sqlite") if w.sink == "sqlite" else None
     for topic in (source,) if sink_db else (source, sink):
         cluster.create_topic(topic, w.partitions, config=topic_config)
-    filler = ProducerWorkload(count=w.inputs, rate_per_s=_INPUT_RATE_PER_S, keys=w.partitions * 4)
-    spec_for = _producer_spec(cluster.bootstrap_servers(), source, filler, _INPUT_PRODUCER, session=1)
-    fill = AppProcess("input", "harness.workloads.producer", run_dir, spec_for)
-    with step(f"fill {source} with {w.inputs} records"):
-        fill.start()
-        if not fill.wait(w.inputs / _INPUT_RATE_PER_S + 120) or fill.current.proc.returncode != 0:
-            fill.kill()
-            raise HarnessError(f"filling the input topic {source} failed; see {fill.current.out}")
+    fill = _fill(cluster, run_dir, source, ProducerWorkload(count=w.inputs, keys=w.partitions * 4), _INPUT_PRODUCER)
     producer_config = {**w.producer_config, **variant.producer_config}
     apps = []
     for i in range(1, w.instances + w.standby + 1):
@@ -214,6 +226,61 @@ def _pipeline_plan(
         budget_s=w.inputs / 50 + 180,
         prefix_ledgers=fill.ledgers(),
         sink_db=sink_db,
+    )
+
+
+def _spark_plan(
+    cluster: KafkaCluster, w: SparkWorkload, variant: Variant, run_dir: Path, base: str, topic_config: dict[str, str]
+) -> _Plan:
+    source = f"{base}-in"
+    to_kafka = w.job == "kafka_sink"
+    output = f"{base}-out" if to_kafka else str(run_dir / "sink.sqlite")
+    for topic in (source, output) if to_kafka else (source,):
+        cluster.create_topic(topic, w.partitions, config=topic_config)
+    if to_kafka:
+        sink_args = ["--output-topic", output, "--delay-ms-per-record", str(w.delay_ms_per_record)]
+    else:
+        sink_args = ["--db", output, "--pause-after-write-ms", str(w.pause_after_write_ms)]
+    input_config = dict(_INPUT_PRODUCER)
+    if w.input_txn_size:
+        input_config["transactional.id"] = f"{base}-input"
+    filler = ProducerWorkload(
+        count=w.inputs, keys=w.keys, txn_size=w.input_txn_size or 10, abort_every=w.input_abort_every
+    )
+    fill = _fill(cluster, run_dir, source, filler, input_config)
+    args = [
+        "--bootstrap-servers",
+        cluster.bootstrap_servers("client2"),
+        "--topic",
+        source,
+        "--isolation-level",
+        w.isolation_level,
+        "--max-offsets-per-trigger",
+        str(w.max_offsets_per_trigger),
+        "--trigger-ms",
+        str(w.trigger_ms),
+        "--until-caught-up",
+        *(("--mode", w.mode) if w.mode else ()),
+        *sink_args,
+    ]
+
+    def spec_for(ledger: Path, earlier: list[Path]) -> dict[str, Any]:
+        checkpoint = run_dir / ("checkpoint" if w.keep_checkpoint else f"checkpoint-{len(earlier) + 1}")
+        return {"job": w.job, "checkpoint": str(checkpoint), "args": [*args, "--checkpoint", str(checkpoint)]}
+
+    driver = AppProcess(SPARK_DRIVER, "harness.spark_app", run_dir, spec_for)
+    spark_app.watch(source, run_dir)
+    return _Plan(
+        [driver],
+        [driver],
+        topics=[source],
+        main_topic=source,
+        partitions=w.partitions,
+        eos_pairs=(),
+        config={"job": w.job, "mode": w.mode, "isolation_level": w.isolation_level, "output": output},
+        budget_s=w.inputs / 20 + 240,
+        prefix_ledgers=fill.ledgers(),
+        spark_sink=SparkSink(w.job, output),
     )
 
 

@@ -81,7 +81,33 @@ class PipelineWorkload:
     sink_db: str = ""
 
 
-Workload = ProducerWorkload | PipelineWorkload
+@dataclass(frozen=True)
+class SparkWorkload:
+    """A Spark Structured Streaming job (spark_jobs/) over an input topic filled first (by an
+    idempotent producer; transactional with aborts when ``input_txn_size`` is set).
+
+    Its driver is the app ``harness.spark_app.SPARK_DRIVER``; it reads through the "client2"
+    listener, so a link fault there (target Brokers(), listener="client2") hits only it, and
+    stops once it has processed the input. The schedule gets the input topic.
+    """
+
+    job: str  # spark_jobs module: kafka_sink, sqlite_sink or aggregate
+    mode: str = ""  # the job's --mode, if it has one
+    inputs: int = 1200
+    partitions: int = 3
+    keys: int = 12
+    max_offsets_per_trigger: int = 300
+    trigger_ms: int = 200
+    isolation_level: str = "read_committed"
+    pause_after_write_ms: int = 0  # foreachBatch jobs: the window between the sink's and Spark's commit
+    delay_ms_per_record: float = 0.0  # kafka_sink: a transform that takes time, so batches are long
+    # False: every driver start gets an empty checkpoint, as when it lived on a lost disk.
+    keep_checkpoint: bool = True
+    input_txn_size: int = 0  # records per input transaction (0: no transactions)
+    input_abort_every: int = 0  # abort every n-th input transaction
+
+
+Workload = ProducerWorkload | PipelineWorkload | SparkWorkload
 
 
 @dataclass(frozen=True)

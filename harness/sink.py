@@ -64,6 +64,12 @@ def count_effects(path: Path, inputs: np.ndarray, max_examples: int) -> dict[str
             rows = np.array([r[0] for r in db.execute("SELECT input_id FROM effects")], np.int64)
     else:
         rows = np.zeros(0, np.int64)
+    return count_per_input(rows, inputs, max_examples)
+
+
+def count_per_input(rows: np.ndarray, inputs: np.ndarray, max_examples: int) -> dict[str, dict[str, object]]:
+    """``sink_missing`` / ``sink_repeated`` of any sink: ``rows`` holds the input id each row
+    (or output record) names, ``inputs`` the ids that must each be named exactly once."""
     ids, counts = np.unique(rows, return_counts=True)
     per_input = np.zeros(len(inputs), np.int64)
     found = np.searchsorted(ids, inputs)

@@ -186,8 +186,12 @@ def _check_no_package_resolution() -> None:
         )
 
 
-def session(settings: Settings, app_name: str, master: str = "local[2]") -> SparkSession:
-    """A local SparkSession (getOrCreate) with the Kafka connector, bound to 127.0.0.1."""
+def session(settings: Settings, app_name: str, master: str | None = "local[2]", java_options: str = "") -> SparkSession:
+    """A local SparkSession (getOrCreate) with the Kafka connector, bound to 127.0.0.1.
+
+    ``master`` None leaves the master to whoever launched the JVM (spark-submit's
+    ``--master``); ``java_options`` are added to the driver JVM's (a log configuration, say).
+    """
     from pyspark.sql import SparkSession  # imported here: ~0.5 s that connector_jars alone need not pay
 
     jars = connector_jars(settings)
@@ -209,12 +213,14 @@ def session(settings: Settings, app_name: str, master: str = "local[2]") -> Spar
         "spark.driver.memory": "1g",
         # As for the brokers (config.broker_jvm_opts): C1-only JIT and the serial collector
         # start the JVM and run small jobs faster on 2 cores (~1 s less per session here).
-        "spark.driver.extraJavaOptions": "-XX:+UseSerialGC -XX:TieredStopAtLevel=1",
+        "spark.driver.extraJavaOptions": f"-XX:+UseSerialGC -XX:TieredStopAtLevel=1 {java_options}".strip(),
         # Python workers must be this interpreter (this venv), not whatever python3 is on PATH.
         "spark.pyspark.python": sys.executable,
         "spark.pyspark.driver.python": sys.executable,
     }
-    builder = SparkSession.builder.master(master).appName(app_name)
+    builder = SparkSession.builder.appName(app_name)
+    if master is not None:
+        builder = builder.master(master)
     for name, value in conf.items():
         builder = builder.config(name, value)
     spark = builder.getOrCreate()

@@ -12,6 +12,10 @@ judged). Besides the checker's anomalies there are findings about the clients th
 - **sink_missing** / **sink_repeated**: for a pipeline whose effects go to a database
   (harness.sink), inputs read committed from the input topic with no row, or with two or
   more rows; examples under ``sink``.
+- **sink_aborted** (a Spark job's sink, harness.spark_app): rows or output records naming an
+  input record of an aborted transaction.
+- **aggregate_mismatch** (the Spark aggregation): keys whose stored count or sum differs
+  from the one recomputed from the committed input; examples under ``sink``.
 - **read_committed_stall**: a stretch of ``REPORTED_STALL_S`` or more during which the
   main topic's last stable offset stood still below its high watermark, so
   ``read_committed`` readers got nothing new (harness.lso_probe); the count of such
@@ -46,7 +50,8 @@ A pair is:
     kafka_version, broker_settings (a side with its own cluster), topics, topic_config,
     consumer_view, producer_config, run_dir
     read_committed_stalls  [{partition, started_at, seconds, lso}] (harness.lso_probe)
-    sink            for a database sink: db, sink_missing / sink_repeated {count, examples}
+    sink            for a database sink: db, sink_missing / sink_repeated {count, examples};
+                    for a Spark job: output, and its sink findings or aggregate_mismatch
     workload        one report per app process (incarnation): app, incarnation, exit,
                     outcomes {ok, fail, info, unfinished}, errors {error name: count},
                     longest_ack_gap_s (how long it went without any acknowledgement:
@@ -74,7 +79,15 @@ REQUIRED = "required"
 FORBIDDEN = "forbidden"
 ONE_OF = "one of"
 ALLOWED = "allowed"
-CLIENT_FINDINGS = ("config_error", "txn_init_failed", "read_committed_stall", "sink_missing", "sink_repeated")
+CLIENT_FINDINGS = (
+    "config_error",
+    "txn_init_failed",
+    "read_committed_stall",
+    "sink_missing",
+    "sink_repeated",
+    "sink_aborted",
+    "aggregate_mismatch",
+)
 
 
 def client_findings(context: dict[str, Any]) -> dict[str, int]:
@@ -90,6 +103,8 @@ def client_findings(context: dict[str, Any]) -> dict[str, int]:
         "read_committed_stall": len(context.get("read_committed_stalls", [])),
         "sink_missing": context.get("sink", {}).get("sink_missing", {}).get("count", 0),
         "sink_repeated": context.get("sink", {}).get("sink_repeated", {}).get("count", 0),
+        "sink_aborted": context.get("sink", {}).get("sink_aborted", {}).get("count", 0),
+        "aggregate_mismatch": context.get("sink", {}).get("aggregate_mismatch", {}).get("count", 0),
     }
 
 

@@ -4,7 +4,8 @@ Every pair must pass: its control shows the anomaly the story predicts and its g
 is clean, on the same shared cluster and fault. Scenarios that kill brokers heal them
 before they end, so the cluster stays shared. These runs are also the checker's
 cluster-backed detection proof: A1 duplicates, A3 lost acknowledged writes, B1 repeated
-exactly-once counts, B3 aborted reads, each against a clean guarantee.
+exactly-once counts, B3 aborted reads, C1-C4 a Spark driver's repeated, aborted or
+miscounted results, each against a clean guarantee.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from harness import scenario
 from harness.cluster import KafkaCluster
 from harness.runner import run_pair, run_variant
 from harness.verdict import PairVerdict
+from scenarios.c_faults import KILLS
 
 SCENARIOS = list(scenario.all_scenarios())
 
@@ -63,7 +65,26 @@ def _b3_every_aborted_record_and_only_those(pair: PairVerdict) -> None:
     assert pair.guarantee.result.stats["transactions_aborted"] == 20
 
 
+def _spark_driver_killed_mid_batch_twice(pair: PairVerdict) -> None:
+    for v in (pair.control, pair.guarantee):
+        kills = [f for f in v.context["faults"] if f["fault"] == "kill"]
+        drivers = v.context["workload"]
+        assert len(kills) >= KILLS and len(drivers) == len(kills) + 1, drivers
+        assert [d["exit"] for d in drivers] == [-9] * len(kills) + [0], drivers
+
+
+def _c1_repeats_only_the_batches_in_flight(pair: PairVerdict) -> None:
+    _spark_driver_killed_mid_batch_twice(pair)
+    # With its checkpoint a restarted driver re-runs only the batch a kill interrupted.
+    bound = KILLS * scenario.get("C1").workload.max_offsets_per_trigger  # type: ignore[union-attr]
+    assert pair.guarantee.count("sink_repeated") <= bound < pair.control.count("sink_repeated")
+
+
 EXTRA_CHECKS: dict[str, Callable[[PairVerdict], None]] = {
+    "C1": _c1_repeats_only_the_batches_in_flight,
+    "C2": _spark_driver_killed_mid_batch_twice,
+    "C3": _spark_driver_killed_mid_batch_twice,
+    "C4": _spark_driver_killed_mid_batch_twice,
     "A3": _a3_outage_is_unavailability_not_loss,
     "A4": _a4_restart_resent_unfinished_records,
     "B2a": _b2a_zombie_was_told_it_is_fenced,

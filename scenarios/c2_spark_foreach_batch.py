@@ -1,0 +1,33 @@
+"""C2 — Spark foreachBatch into SQLite: keyed by input and written with its batch id, exactly once.
+
+A Structured Streaming job writes one SQLite row per input record from ``foreachBatch``.
+The driver is SIGKILLed twice after a batch's rows are committed to the database and
+before Spark commits the batch to its checkpoint; the restarted driver runs that batch
+again, with the same batch id and the same offsets. Rows keyed by their input (topic,
+partition, offset) and written with the batch id in one database transaction replace
+themselves; rows appended without a key are written twice.
+
+Fault (both sides): two driver kills between the database commit and Spark's, latency and
+a short blackhole on the driver's links (scenarios/c_faults.py).
+Control (rows appended, no key): inputs with two rows.
+Guarantee (keyed rows, batch and batch id in one transaction): exactly one row per input.
+"""
+
+from harness.scenario import Scenario, SparkWorkload, Variant
+from harness.verdict import FORBIDDEN, REQUIRED
+from scenarios.c_faults import driver_kills
+
+SCENARIO = Scenario(
+    id="C2",
+    title="Spark foreachBatch sink: one row per input after driver kills only when keyed by input",
+    story=__doc__ or "",
+    workload=SparkWorkload(job="sqlite_sink", pause_after_write_ms=800),
+    schedule=driver_kills,
+    control=Variant("control", {}, expect={"sink_repeated": REQUIRED}, app={"mode": "plain"}),
+    guarantee=Variant(
+        "guarantee",
+        {},
+        expect={"sink_repeated": FORBIDDEN, "sink_missing": FORBIDDEN, "lost": FORBIDDEN},
+        app={"mode": "idempotent"},
+    ),
+)
