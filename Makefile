@@ -1,7 +1,7 @@
 # kafka-eos-harness. A fresh machine needs two commands: `make setup`, then `make test`.
 VENV := .venv/bin
 
-.PHONY: setup test test-unit lint stability bench-cluster bench-checker clean
+.PHONY: setup test test-unit lint stability bench-cluster bench-checker bench-spark clean
 
 setup:  ## Python env, Docker engine, build tools and images (skips what exists)
 	bash scripts/setup.sh
@@ -18,8 +18,8 @@ test-unit: $(VENV)/python  ## only the tests that need no cluster
 		tests/harness/test_verify_config.py
 
 lint: $(VENV)/python
-	$(VENV)/ruff check harness scenarios tests bench
-	$(VENV)/ruff format --check harness scenarios tests bench
+	$(VENV)/ruff check harness scenarios tests bench spark_jobs
+	$(VENV)/ruff format --check harness scenarios tests bench spark_jobs
 
 # Every pair TIMES times in a row on one cluster, then a table of how often each control
 # showed its anomaly and each guarantee was clean. E.g. `make stability SCENARIOS="A3" TIMES=3`.
@@ -36,3 +36,6 @@ clean: $(VENV)/python  ## remove containers/networks left by killed runs
 
 bench-checker: $(VENV)/python  ## checker wall time and peak RSS at 1M and 10M records
 	$(VENV)/python bench/bench_checker.py
+
+bench-spark: $(VENV)/python  ## Spark's Kafka sink vs the exactly-once foreachBatch sink: records/s, batch p50/p99
+	$(VENV)/python bench/bench_spark.py

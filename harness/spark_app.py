@@ -7,8 +7,8 @@ module and its command line.
 
 ``BatchInFlight`` is the condition a kill waits for: an incarnation has planned a
 micro-batch of its own (Spark wrote ``offsets/<n>`` after the incarnation started), written
-it to the sink and not committed it (no ``commits/<n>``), so the kill lands in the window
-where a batch is run twice. The schedule knows the scenario's input topic only, so the runner
+(some of) it to the sink and not committed it (no ``commits/<n>``), so the kill lands in
+the window where a batch is run twice. The schedule knows the scenario's input topic only, so the runner
 registers each driver's run folder under that topic (``watch``).
 
 ``sink_findings`` turns what the job left behind into the verdict's ``sink`` findings, one
@@ -20,14 +20,14 @@ from __future__ import annotations
 import importlib
 import json
 import sys
-import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
+from confluent_kafka import Consumer, TopicPartition
 
 from harness.history import view_path
 from harness.readback import read_back
@@ -49,11 +49,13 @@ def watch(topic: str, run_dir: Path) -> None:
 class BatchInFlight:
     """Incarnation ``incarnation`` of the driver reading ``topic`` is between writing a
     micro-batch of its own and committing it: the batch is in the SQLite sink's ``batches``
-    (a foreachBatch job) or, for a job writing Kafka, has been running for ``for_s``."""
+    (a foreachBatch job), or the output topic has grown since the batch was first seen in
+    flight (the Kafka sink writes a batch as its tasks run)."""
 
     topic: str
     incarnation: int = 1
-    for_s: float = 1.5
+    # Output topic size when each batch was first seen in flight: (checkpoint, batch) -> records.
+    _seen: dict[tuple[str, int], int] = field(default_factory=dict, compare=False)
 
     def holds(self, cluster: KafkaCluster) -> bool:
         run_dir = _RUN_DIRS[self.topic]
@@ -66,15 +68,26 @@ class BatchInFlight:
         if not batches or (checkpoint / "commits" / str(max(batches))).exists():
             return False
         n = max(batches)
-        planned = (checkpoint / "offsets" / str(n)).stat().st_mtime
-        if planned < spec_path.stat().st_mtime:  # planned by an earlier incarnation: a re-run
-            return False
-        if "--db" in spec["args"]:
-            return n in sqlite_tables.batch_ids(Path(spec["args"][spec["args"].index("--db") + 1]))
-        return time.time() - planned >= self.for_s
+        if (checkpoint / "offsets" / str(n)).stat().st_mtime < spec_path.stat().st_mtime:
+            return False  # planned by an earlier incarnation: a re-run
+        args = spec["args"]
+        if "--db" in args:
+            return n in sqlite_tables.batch_ids(Path(args[args.index("--db") + 1]))
+        written = _records(cluster, args[args.index("--output-topic") + 1])
+        return self._seen.setdefault((str(checkpoint), n), written) < written
 
     def __str__(self) -> str:
         return f"driver {self.incarnation} reading {self.topic} has a micro-batch written but not committed"
+
+
+def _records(cluster: KafkaCluster, topic: str) -> int:
+    """How many records ``topic`` holds: the sum of its partitions' high watermarks."""
+    consumer = Consumer({"bootstrap.servers": cluster.bootstrap_servers(), "group.id": "harness-spark-watch"})
+    try:
+        partitions = consumer.list_topics(topic, timeout=10).topics[topic].partitions
+        return sum(consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=10)[1] for p in partitions)
+    finally:
+        consumer.close()
 
 
 @dataclass(frozen=True)

@@ -25,8 +25,8 @@ SCENARIO = Scenario(
     id="C1",
     title="Spark's Kafka sink repeats the batch in flight after a driver kill (at-least-once)",
     story=__doc__ or "",
-    # 30 ms per record: a batch takes seconds to write, so a kill lands while it writes.
-    workload=SparkWorkload(job="kafka_sink", delay_ms_per_record=30.0),
+    # 10 ms per record: a batch takes seconds to write, so a kill lands while it writes.
+    workload=SparkWorkload(job="kafka_sink", delay_ms_per_record=10.0),
     schedule=driver_kills,
     control=Variant(
         "control", {}, expect={"sink_repeated": REQUIRED, "sink_missing": FORBIDDEN}, app={"keep_checkpoint": False}

@@ -1,6 +1,6 @@
 """C3 — Spark reads a transactional topic: read_committed keeps aborted records out of the sink.
 
-The input topic is written in transactions of 10 records and every third transaction is
+The input topic is written in transactions of 20 records and every third transaction is
 aborted. A Structured Streaming job copies the input into SQLite, keyed by input (as in
 C2's guarantee), while its driver is killed twice mid-batch. The Kafka source reads with
 ``kafka.isolation.level``: read_committed skips aborted records and the transaction
@@ -21,7 +21,7 @@ SCENARIO = Scenario(
     title="Spark's Kafka source over aborted transactions: read_committed keeps them out of the sink",
     story=__doc__ or "",
     workload=SparkWorkload(
-        job="sqlite_sink", mode="idempotent", pause_after_write_ms=800, input_txn_size=10, input_abort_every=3
+        job="sqlite_sink", mode="idempotent", pause_after_write_ms=800, input_txn_size=20, input_abort_every=3
     ),
     schedule=driver_kills,
     control=Variant("control", {}, expect={"sink_aborted": REQUIRED}, app={"isolation_level": "read_uncommitted"}),
