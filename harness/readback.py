@@ -20,7 +20,7 @@ from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition
 
 from harness.config import HARNESS_CLIENT_LOG_LEVEL
 from harness.errors import HarnessError
-from harness.history import ISOLATIONS, MARKER_ID, view_path
+from harness.history import ISOLATIONS, MARKER_ID, partitions_read_metadata, view_path
 from harness.waits import wait_until
 from harness.workloads.producer import decode_id
 
@@ -37,15 +37,27 @@ BATCH_ROWS = 100_000
 WATERMARK_WAIT_S = 60  # a new leader is elected well within this after a heal
 
 
-def read_back(bootstrap: str, topics: list[str], out_dir: Path, timeout_s: float = 120) -> Path:
-    """Write both views of ``topics`` under ``out_dir``; returns ``out_dir``."""
+def read_back(
+    bootstrap: str,
+    topics: list[str],
+    out_dir: Path,
+    only: dict[str, tuple[int, ...]] | None = None,
+    timeout_s: float = 120,
+) -> Path:
+    """Write both views of ``topics`` under ``out_dir``; returns ``out_dir``.
+
+    ``only`` limits the named topics to some of their partitions: a consumer assigned a
+    part of a topic. Each file records the partitions it read (``partitions_read``).
+    """
     out_dir.mkdir(parents=True, exist_ok=True)
     for isolation in ISOLATIONS:
-        _read_view(bootstrap, topics, isolation, view_path(out_dir, isolation), timeout_s)
+        _read_view(bootstrap, topics, only or {}, isolation, view_path(out_dir, isolation), timeout_s)
     return out_dir
 
 
-def _read_view(bootstrap: str, topics: list[str], isolation: str, path: Path, timeout_s: float) -> None:
+def _read_view(
+    bootstrap: str, topics: list[str], only: dict[str, tuple[int, ...]], isolation: str, path: Path, timeout_s: float
+) -> None:
     consumer = Consumer(
         {
             "bootstrap.servers": bootstrap,
@@ -60,7 +72,13 @@ def _read_view(bootstrap: str, topics: list[str], isolation: str, path: Path, ti
     rows: dict[str, list] = {name: [] for name in SCHEMA.names}
     seen: dict[tuple[str, int], list[int]] = {}
     try:
-        with pq.ParquetWriter(path, SCHEMA) as out:
+        targets = {
+            (t, p): hwm for (t, p), hwm in _high_watermarks(consumer, topics).items() if t not in only or p in only[t]
+        }
+        read: dict[str, list[int]] = {}
+        for t, p in targets:
+            read.setdefault(t, []).append(p)
+        with pq.ParquetWriter(path, SCHEMA.with_metadata(partitions_read_metadata(read))) as out:
 
             def flush() -> None:
                 if rows["id"]:
@@ -68,7 +86,6 @@ def _read_view(bootstrap: str, topics: list[str], isolation: str, path: Path, ti
                     for column in rows.values():
                         column.clear()
 
-            targets = _high_watermarks(consumer, topics)
             consumer.assign([TopicPartition(t, p, OFFSET_BEGINNING) for t, p in targets])
             pending = {tp for tp, hwm in targets.items() if hwm > 0}
             deadline = time.monotonic() + timeout_s

@@ -88,7 +88,8 @@ def _run_variant(cluster: KafkaCluster, scenario: Scenario, variant: Variant, ru
                     say(f"{app.name} did not finish in {plan.budget_s:.0f}s: killed (sends in flight: indeterminate)")
                     app.kill()
     with step(f"{scenario.id} {variant.name}: read back {', '.join(plan.topics)} (both isolation levels)"):
-        reads = readback.read_back(cluster.bootstrap_servers(), plan.topics, run_dir / "reads")
+        only = {plan.main_topic: variant.read_partitions} if variant.read_partitions else None
+        reads = readback.read_back(cluster.bootstrap_servers(), plan.topics, run_dir / "reads", only)
     ledgers = plan.prefix_ledgers + [p for app in plan.apps for p in app.ledgers()]
     h = history.load(ledgers, reads)
     result = checker.check(h, checker.CheckOptions(view=variant.consumer_view, eos_pairs=plan.eos_pairs))
@@ -98,6 +99,7 @@ def _run_variant(cluster: KafkaCluster, scenario: Scenario, variant: Variant, ru
         "topics": plan.topics,
         "topic_config": topic_config,
         "consumer_view": variant.consumer_view,
+        "read_partitions": list(variant.read_partitions),
         "producer_config": plan.config,
         "faults": faults.records(),
         "fault_errors": schedule.errors,

@@ -31,6 +31,8 @@ class Variant:
     producer_config: dict[str, Any]
     expect: dict[str, str]
     consumer_view: str = "read_committed"  # the isolation level the scenario's consumers read with
+    # The scenario's consumer is assigned only these partitions of the main topic (empty: all).
+    read_partitions: tuple[int, ...] = ()
     topic_config: dict[str, str] = field(default_factory=dict)  # over the scenario's
     app: dict[str, Any] = field(default_factory=dict)  # over the workload's fields, e.g. an app bug
     # A cluster of its own for this side: other broker settings or another Kafka version.

@@ -44,7 +44,8 @@ A pair is:
     fault_errors    steps of the fault schedule that failed or were skipped (the variant
                     then does not pass: its fault did not happen as written)
     kafka_version, broker_settings (a side with its own cluster), topics, topic_config,
-    consumer_view, producer_config, run_dir
+    consumer_view, read_partitions (the consumer's partitions of the main topic; empty: all),
+    producer_config, run_dir
     read_committed_stalls  [{partition, started_at, seconds, lso}] (harness.lso_probe)
     sink            for a database sink: db, sink_missing / sink_repeated {count, examples}
     workload        one report per app process (incarnation): app, incarnation, exit,
@@ -194,6 +195,8 @@ class PairVerdict:
             for name, found in v.context.get("sink", {}).items():
                 if isinstance(found, dict) and found["examples"]:
                     lines.append(f"            e.g. {name}: {json.dumps(found['examples'][0])}")
+            if v.context.get("read_partitions"):
+                lines.append(f"            the consumer read only partitions {v.context['read_partitions']}")
             for problem, n in v.result.ledger_problems.items():
                 lines.append(f"            ledger {problem}: {n} line(s) ignored")
             lines.extend(f"            {line}" for line in _workload_lines(v.context.get("workload", [])))
