@@ -35,15 +35,20 @@ SCHEMA = pa.schema(
 BATCH_ROWS = 100_000
 
 
-def read_back(bootstrap: str, topics: list[str], out_dir: Path, timeout_s: float = 120) -> Path:
-    """Write both views of ``topics`` under ``out_dir``; returns ``out_dir``."""
+def read_back(
+    bootstrap: str, topics: list[str], out_dir: Path, timeout_s: float = 120, login: dict[str, str] | None = None
+) -> Path:
+    """Write both views of ``topics`` under ``out_dir``; returns ``out_dir``. ``login``: on a
+    secured cluster, a user allowed to read them (KafkaCluster.client_config)."""
     out_dir.mkdir(parents=True, exist_ok=True)
     for isolation in ISOLATIONS:
-        _read_view(bootstrap, topics, isolation, view_path(out_dir, isolation), timeout_s)
+        _read_view(bootstrap, topics, isolation, view_path(out_dir, isolation), timeout_s, login or {})
     return out_dir
 
 
-def _read_view(bootstrap: str, topics: list[str], isolation: str, path: Path, timeout_s: float) -> None:
+def _read_view(
+    bootstrap: str, topics: list[str], isolation: str, path: Path, timeout_s: float, login: dict[str, str]
+) -> None:
     consumer = Consumer(
         {
             "bootstrap.servers": bootstrap,
@@ -53,6 +58,7 @@ def _read_view(bootstrap: str, topics: list[str], isolation: str, path: Path, ti
             "auto.offset.reset": "earliest",
             "enable.partition.eof": False,
             "log_level": HARNESS_CLIENT_LOG_LEVEL,
+            **login,
         }
     )
     rows: dict[str, list] = {name: [] for name in SCHEMA.names}
