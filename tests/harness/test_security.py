@@ -1,4 +1,4 @@
-"""A secured cluster's broker properties, client logins and ACL grants."""
+"""A secured cluster's broker properties, client logins, ACL grants and the findings they lead to."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from harness import security
 from harness.cluster import CLIENT_LISTENERS, LISTENERS, KafkaCluster, env_name
 from harness.config import SASL_HARNESS_USER, SASL_USERS, Settings
 from harness.errors import HarnessError
+from harness.verdict import client_findings
 
 RUN_SCRIPT = Path(__file__).parents[2] / "harness" / "dockerfiles" / "kafka" / "run"
 PASSWORDS = {"harness": "h-pw", "app": "a-pw"}
@@ -94,3 +95,14 @@ def test_a_grant_is_one_literal_allow_binding_per_run_resource_and_operation() -
         for op in (AclOperation.WRITE, AclOperation.DESCRIBE)
     ]
 
+
+def test_a_refused_transactional_id_and_a_fenced_app_are_findings_of_their_own() -> None:
+    refused = {"error": "TRANSACTIONAL_ID_AUTHORIZATION_FAILED", "message": "", "config": False}
+    timed_out = {"error": "_TIMED_OUT", "message": "", "config": False}
+    workload = [
+        {"app": "hijacker", "setup_error": {**refused, "stage": "init_transactions"}},
+        {"app": "other", "setup_error": {**timed_out, "stage": "init_transactions"}},
+        {"app": "producer-1", "outcomes": {}, "fenced": {"error": "_FENCED", "message": ""}},
+    ]
+    found = client_findings({"workload": workload})
+    assert (found["txn_id_unauthorized"], found["txn_init_failed"], found["app_fenced"]) == (1, 1, 1)
