@@ -2,9 +2,9 @@
 
 Both variants of a pair run on the same cluster with the same fault schedule, each on a
 fresh topic; a variant that asks for a cluster of its own gets one (shared with the other
-side when that asks for the same). Everything a run produced lands in its folder under the runs directory:
-the spec, ledger and output of every app incarnation, ``verdict.json`` and, when a
-variant does not pass, every container's log.
+side when that asks for the same). Everything a run produced lands in its folder under
+the runs directory: the spec, ledger and output of every app incarnation,
+``verdict.json`` and, when a variant does not pass, every container's log.
 """
 
 from __future__ import annotations
