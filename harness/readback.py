@@ -43,20 +43,28 @@ def read_back(
     out_dir: Path,
     only: dict[str, tuple[int, ...]] | None = None,
     timeout_s: float = 120,
+    login: dict[str, str] | None = None,
 ) -> Path:
     """Write both views of ``topics`` under ``out_dir``; returns ``out_dir``.
 
     ``only`` limits the named topics to some of their partitions: a consumer assigned a
     part of a topic. Each file records the partitions it read (``partitions_read``).
+    ``login``: on a secured cluster, a user allowed to read them (KafkaCluster.client_config).
     """
     out_dir.mkdir(parents=True, exist_ok=True)
     for isolation in ISOLATIONS:
-        _read_view(bootstrap, topics, only or {}, isolation, view_path(out_dir, isolation), timeout_s)
+        _read_view(bootstrap, topics, only or {}, isolation, view_path(out_dir, isolation), timeout_s, login or {})
     return out_dir
 
 
 def _read_view(
-    bootstrap: str, topics: list[str], only: dict[str, tuple[int, ...]], isolation: str, path: Path, timeout_s: float
+    bootstrap: str,
+    topics: list[str],
+    only: dict[str, tuple[int, ...]],
+    isolation: str,
+    path: Path,
+    timeout_s: float,
+    login: dict[str, str],
 ) -> None:
     consumer = Consumer(
         {
@@ -67,6 +75,7 @@ def _read_view(
             "auto.offset.reset": "earliest",
             "enable.partition.eof": False,
             "log_level": HARNESS_CLIENT_LOG_LEVEL,
+            **login,
         }
     )
     rows: dict[str, list] = {name: [] for name in SCHEMA.names}

@@ -66,6 +66,7 @@ class TransformerSpec:
     consumer_config: dict[str, Any] = field(default_factory=dict)
     resume_from: list[str] = field(default_factory=list)  # ledgers of earlier incarnations
     sink_db: str = ""  # a SQLite file: the effects go there, not to the output topic
+    login: dict[str, str] = field(default_factory=dict)  # on a secured cluster, for both clients
 
 
 class _App:
@@ -85,9 +86,10 @@ class _App:
                 # group in seconds, so a restarted app is not kept waiting for it.
                 "session.timeout.ms": 6000,
                 **spec.consumer_config,
+                **spec.login,
             }
         )
-        producer_config = {"bootstrap.servers": spec.bootstrap_servers, **spec.producer_config}
+        producer_config = {"bootstrap.servers": spec.bootstrap_servers, **spec.producer_config, **spec.login}
         if self.transactional:
             producer_config["transactional.id"] = spec.transactional_id or f"{spec.group_id}-{spec.session}"
         self.transactional_id = producer_config.get("transactional.id", "")
