@@ -90,10 +90,15 @@ def _run_variant(cluster: KafkaCluster, scenario: Scenario, variant: Variant, ru
             app.start()
         schedule.start()
         probe = LsoProbe(cluster.admin(), plan.main_topic, plan.partitions).start()
+        deadline = time.monotonic() + plan.budget_s
+
+        def left() -> float:
+            return max(0.0, deadline - time.monotonic())
+
         try:
-            schedule.wait(plan.budget_s)
+            schedule.wait(left())
             for app in plan.apps:
-                app.wait(plan.budget_s)
+                app.wait(left())
         except BaseException:  # interrupted (Ctrl-C, SIGTERM): the apps must not outlive us
             for app in plan.apps:
                 app.kill()
@@ -101,8 +106,8 @@ def _run_variant(cluster: KafkaCluster, scenario: Scenario, variant: Variant, ru
         finally:
             schedule.finish()  # heal before reading back; healing a killed app restarts it
             probe.stop()
-            for app in plan.apps:
-                if not app.wait(plan.budget_s):
+            for app in plan.apps:  # one budget for the whole run; an app restarted by the heal gets a little more
+                if not app.wait(left() + 30):
                     say(f"{app.name} did not finish in {plan.budget_s:.0f}s: killed (sends in flight: indeterminate)")
                     app.kill()
     with step(f"{scenario.id} {variant.name}: read back {', '.join(plan.topics)} (both isolation levels)"):

@@ -14,6 +14,9 @@ judged). Besides the checker's anomalies there are findings about the clients th
   (``TRANSACTIONAL_ID_AUTHORIZATION_FAILED``: no ACL lets its user use the id).
 - **app_fenced**: an app process that stopped because it was fenced: a newer producer
   took its transactional.id (or its group's place), so it may not write any more.
+- **client_stuck**: an app process that gave up because a client call outlived its own
+  timeout (harness.workloads.transactions.bounded): a liveness bug of the client, not of
+  the brokers; the report says which call and how long it waited.
 - **sink_missing** / **sink_repeated**: for a pipeline whose effects go to a database
   (harness.sink), inputs read committed from the input topic with no row, or with two or
   more rows; examples under ``sink``.
@@ -86,6 +89,7 @@ CLIENT_FINDINGS = (
     "txn_init_failed",
     "txn_id_unauthorized",
     "app_fenced",
+    "client_stuck",
     "read_committed_stall",
     "sink_missing",
     "sink_repeated",
@@ -106,6 +110,7 @@ def client_findings(context: dict[str, Any]) -> dict[str, int]:
         ),
         "txn_id_unauthorized": sum(1 for e in setup_errors if e["error"] == TXN_ID_UNAUTHORIZED),
         "app_fenced": sum(1 for r in workload if "fenced" in r),
+        "client_stuck": sum(1 for r in workload if "stuck" in r),
         "read_committed_stall": len(context.get("read_committed_stalls", [])),
         "sink_missing": context.get("sink", {}).get("sink_missing", {}).get("count", 0),
         "sink_repeated": context.get("sink", {}).get("sink_repeated", {}).get("count", 0),
@@ -251,6 +256,9 @@ def _workload_lines(workload: list[dict[str, Any]]) -> list[str]:
             lines.append(f"{who}: unavailable up to {r['longest_ack_gap_s']:.1f}s without an ack")
         if r.get("errors"):
             lines.append(f"{who}: client errors: " + ", ".join(f"{n} x{c}" for n, c in sorted(r["errors"].items())))
+        if "stuck" in r:
+            e = r["stuck"]
+            lines.append(f"{who}: gave up: {e['call']} blocked {e['waited_s']}s despite its {e['timeout_s']}s timeout")
         if "fenced" in r:
             lines.append(f"{who}: fenced: {r['fenced']['error']}: {r['fenced']['message']}")
         if r.get("resent"):

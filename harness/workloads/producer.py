@@ -30,7 +30,7 @@ from harness import history
 from harness.history import UNDECODABLE_ID
 from harness.ledger import LedgerWriter, make_id
 from harness.workloads.resume import SessionSoFar
-from harness.workloads.transactions import aborts_on_purpose, end_transaction, fenced
+from harness.workloads.transactions import aborts_on_purpose, end_transaction, fenced, report_progress_with
 
 FENCED_EXIT = 3  # the app stopped because it was fenced (or hit another fatal error)
 INIT_TRANSACTIONS_TIMEOUT_S = 30
@@ -200,6 +200,7 @@ def run(spec: ProducerSpec) -> dict[str, Any]:
         return {"setup_error": {"error": err.name(), "message": err.str(), "config": config, "stage": stage}}
     ledger.session(spec.session, transactional_id)
     plan = _plan(spec, bool(transactional_id))
+    report_progress_with(lambda: sender.report(resent=len(plan.resend)))
     seqs = plan.seqs(spec.count)
     if not transactional_id:
         for seq in seqs:

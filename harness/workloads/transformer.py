@@ -43,7 +43,14 @@ from harness.ledger import LedgerWriter, make_id
 from harness.sink import Sink
 from harness.workloads.producer import FENCED_EXIT, decode_id, encode_value
 from harness.workloads.resume import SessionSoFar
-from harness.workloads.transactions import ABORTED, aborts_on_purpose, end_transaction, fenced
+from harness.workloads.transactions import (
+    ABORTED,
+    aborts_on_purpose,
+    bounded,
+    end_transaction,
+    fenced,
+    report_progress_with,
+)
 
 
 @dataclass
@@ -96,6 +103,7 @@ class _App:
         self.producer = Producer(producer_config)
         self.sink = Sink(Path(spec.sink_db), f"session-{spec.session}") if spec.sink_db else None
         so_far = SessionSoFar.read(spec.resume_from, spec.session)  # a restart carries on its ids
+        report_progress_with(self._report)
         self.seq, self.txn = so_far.next_seq, so_far.next_txn
 
     def _delivered(self, record_id: int, err: KafkaError | None, msg: Message) -> None:
@@ -222,7 +230,8 @@ class _App:
         self._emit(batch, txn)
 
         def add_offsets() -> None:
-            p.send_offsets_to_transaction(c.position(c.assignment()), c.consumer_group_metadata(), 30)
+            with bounded("send_offsets_to_transaction", 30):
+                p.send_offsets_to_transaction(c.position(c.assignment()), c.consumer_group_metadata(), 30)
             time.sleep(spec.pause_before_commit_ms / 1000)
 
         outcome = end_transaction(
