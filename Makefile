@@ -15,7 +15,7 @@ test: $(VENV)/python  ## everything, against a real three-broker cluster
 test-unit: $(VENV)/python  ## only the tests that need no cluster
 	$(VENV)/python -m pytest -ra tests/harness/test_checker.py tests/harness/test_config.py tests/harness/test_spark.py tests/test_cli.py \
 		tests/harness/test_properties.py tests/harness/test_config_catalogue.py tests/harness/test_config_rules.py \
-		tests/harness/test_verify_config.py
+		tests/harness/test_verify_config.py tests/harness/test_security.py
 
 lint: $(VENV)/python
 	$(VENV)/ruff check harness scenarios tests bench spark_jobs

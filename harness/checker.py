@@ -7,8 +7,8 @@ once per record (or transaction, or offset, as it says) and shown with examples,
 smallest ids (or positions) first so every run and every checker lists the same ones.
 
 - **duplicate**: one id stored at two or more offsets in the consumer's view.
-- **lost**: acknowledged (outside a transaction) or sent in a committed transaction, but
-  not in the consumer's view.
+- **lost**: acknowledged (outside a transaction) or sent in a committed transaction, to a
+  partition that was read, but not in the consumer's view.
 - **aborted_read**: in the consumer's view although its send definitely failed or its
   transaction aborted.
 - **phantom**: in the consumer's view but never sent (no ledger invoked the id, or the
@@ -17,8 +17,13 @@ smallest ids (or positions) first so every run and every checker lists the same 
   session stored after a record that session sent later (first copies only; later copies
   are duplicates, not reorderings).
 - **torn_transaction**: a transaction that committed, or whose end is unknown, with some of
-  its records in the consumer's view and some not, counting only records sent to topics
-  that were read. Counted per transaction.
+  its records in the consumer's view and some not, counting only records sent to
+  partitions that were read (a send never acknowledged, whose partition is unknown, counts
+  when its topic was read). Counted per transaction.
+- **partly_read**: a committed transaction with records in partitions that were read and
+  in partitions that were not, so a consumer of only some partitions sees part of it.
+  Kafka's documented limit, not a broken guarantee (torn_transaction is the guarantee
+  within the partitions read); counted per transaction.
 - **inconsistent_offset**: two observations disagree about one offset: the
   ``read_committed`` and ``read_uncommitted`` readers saw different records there (or one
   saw a record where the other saw none), or a producer's acknowledgement names an offset
@@ -54,7 +59,7 @@ from harness.history import (
     NO_OUTCOME,
     OFFSET_BITS,
     OK,
-    TP_SHIFT,
+    PARTITION_BITS,
     TXN_ABORTED,
     TXN_COMMITTED,
     History,
@@ -71,6 +76,7 @@ ANOMALIES = (
     "phantom",
     "order",
     "torn_transaction",
+    "partly_read",
     "inconsistent_offset",
     "eos_missing",
     "eos_repeated",
@@ -142,10 +148,16 @@ class _Context:
         self.committed = state == TXN_COMMITTED
         self.aborted = state == TXN_ABORTED
         del state
-        # Whether each send's topic was read: a table by topic code, its last entry for -1 (unknown).
+        # Whether each send went to a partition that was read: the acknowledged partition
+        # where there is one; otherwise (partition unknown) whether its topic was read, from
+        # a table by topic code whose last entry stands for -1 (unknown).
+        read = np.unique(np.concatenate([v.partitions for v in h.views.values()] + [np.empty(0, np.int64)]))
         read_topics = np.zeros(len(h.topics) + 1, bool)
-        read_topics[[t for v in h.views.values() for t in _topics_in(v.pos)]] = True
-        self.to_read_topic = read_topics[sends.topic]
+        read_topics[read >> PARTITION_BITS] = True
+        self.to_read = np.empty(n, bool)
+        for part in chunks(n):
+            ack = sends.ack_pos[part]
+            self.to_read[part] = np.where(ack >= 0, lookup(read, ack >> OFFSET_BITS)[1], read_topics[sends.topic[part]])
         # Ids read but never sent (undecodable values excluded), with how often each was read.
         self.phantom_ids, self.phantom_rows = np.unique(
             self.view.id[(self.row_slot < 0) & (self.view.id >= 0)], return_counts=True
@@ -177,7 +189,7 @@ def check(history: History, options: CheckOptions = CheckOptions()) -> CheckResu
             "inconsistent_offset": pool.submit(_inconsistent, c),
             "order": pool.submit(_order, c),
             "eos": pool.submit(_exactly_once, c, options.eos_pairs),
-            "torn_transaction": pool.submit(_torn, c),
+            "transactions": pool.submit(_transactions_read, c),
             "duplicate": pool.submit(_duplicate, c),
             "lost": pool.submit(_lost, c),
             "aborted_read": pool.submit(_aborted_read, c),
@@ -186,6 +198,7 @@ def check(history: History, options: CheckOptions = CheckOptions()) -> CheckResu
         }
         done = {name: f.result() for name, f in running.items()}
     done.update(done.pop("eos"))
+    done.update(done.pop("transactions"))
     found = {name: done[name] for name in ANOMALIES}
     h, sends = history, history.sends
     decided = c.committed | c.aborted  # a transaction's end decides its sends
@@ -230,7 +243,7 @@ def _duplicate(c: _Context) -> Finding:
 
 def _lost(c: _Context) -> Finding:
     sends = c.h.sends
-    must_see = c.to_read_topic & ((~c.in_txn & (sends.outcome == OK)) | c.committed)
+    must_see = c.to_read & ((~c.in_txn & (sends.outcome == OK)) | c.committed)
     slots = np.flatnonzero(must_see & ~c.visible)
     return Finding(
         len(slots),
@@ -339,40 +352,42 @@ def _whole_partitions(pos: np.ndarray) -> Iterator[slice]:
         start = end
 
 
-def _topics_in(pos: np.ndarray) -> list[int]:
-    """Topic codes in a view: rows are in position order, so each topic's rows are together."""
-    topics, at = [], 0
-    while at < len(pos):
-        topics.append(int(History.topic_of(pos[at])))
-        at = int(np.searchsorted(pos, pos[at] | ((1 << TP_SHIFT) - 1), side="right"))
-    return topics
-
-
-def _torn(c: _Context) -> Finding:
+def _transactions_read(c: _Context) -> dict[str, Finding]:
     h = c.h
     k = len(h.txns.key)
-    sent, seen = np.zeros(k, np.int64), np.zeros(k, np.int64)
+    sent, seen, unread = np.zeros(k, np.int64), np.zeros(k, np.int64), np.zeros(k, np.int64)
     for part in chunks(len(c.in_txn), 1 << 20):  # few chunks: each counts into arrays of all transactions
-        member = c.in_txn[part] & c.to_read_topic[part] & ~c.aborted[part]
-        t = c.txn_index[part][member]
-        sent += np.bincount(t, minlength=k)
-        seen += np.bincount(t[c.visible[part][member]], minlength=k)
+        member = c.in_txn[part] & ~c.aborted[part]
+        t, read = c.txn_index[part][member], c.to_read[part][member]
+        sent += np.bincount(t[read], minlength=k)
+        seen += np.bincount(t[read & c.visible[part][member]], minlength=k)
+        unread += np.bincount(t[~read & c.committed[part][member]], minlength=k)
     torn = np.flatnonzero((seen > 0) & (seen < sent))
-    examples = []
-    for tx in torn[: c.n_ex]:
-        slots = np.flatnonzero((c.txn_index == tx) & c.in_txn & c.to_read_topic & ~c.aborted)
+    partly = np.flatnonzero((sent > 0) & (unread > 0))
+
+    def about(tx: int, counts: dict[str, int], missing: bool) -> dict[str, Any]:
+        slots = np.flatnonzero((c.txn_index == tx) & c.in_txn & ~c.aborted & (c.to_read if missing else True))
         key = int(h.txns.key[tx])
-        examples.append(
-            {
-                "producer": c.about(int(slots[0]))["producer"],
-                "session": key >> SEQ_BITS,
-                "txn": key & ((1 << SEQ_BITS) - 1),
-                "seen": int(seen[tx]),
-                "sent": int(sent[tx]),
-                "missing": [int(i) for i in h.id_of(slots[~c.visible[slots]][: c.n_ex])],
-            }
-        )
-    return Finding(len(torn), examples)
+        shown = {
+            "producer": c.about(int(slots[0]))["producer"],
+            "session": key >> SEQ_BITS,
+            "txn": key & ((1 << SEQ_BITS) - 1),
+            **counts,
+        }
+        if missing:
+            shown["missing"] = [int(i) for i in h.id_of(slots[~c.visible[slots]][: c.n_ex])]
+        return shown
+
+    return {
+        "torn_transaction": Finding(
+            len(torn),
+            [about(int(tx), {"seen": int(seen[tx]), "sent": int(sent[tx])}, True) for tx in torn[: c.n_ex]],
+        ),
+        "partly_read": Finding(
+            len(partly),
+            [about(int(tx), {"read": int(sent[tx]), "not_read": int(unread[tx])}, False) for tx in partly[: c.n_ex]],
+        ),
+    }
 
 
 def _inconsistent(c: _Context) -> Finding:

@@ -10,6 +10,9 @@ Every link *into* broker i on every listener is its own Toxiproxy proxy, so a fa
 hit one broker's client traffic, or its replication or quorum traffic, in either
 direction. Only Toxiproxy publishes ports, and only on 127.0.0.1; brokers advertise the
 published client ports, so clients never learn any address but loopback.
+
+With ``Settings.client_security`` SASL_PLAINTEXT the client listeners require SASL logins
+and the brokers enforce ACLs (harness.security); ``client_config`` is every client's login.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import atexit
 import base64
 import contextlib
 import os
+import secrets
 import signal
 import threading
 import uuid
@@ -31,13 +35,15 @@ from confluent_kafka.admin import AdminClient, NewTopic
 from testcontainers.core.container import DockerContainer
 from testcontainers.core.network import Network
 
-from harness import docker_engine, images
+from harness import docker_engine, images, security
 from harness.config import (
     DEFAULT_BROKER_SETTINGS,
     HARNESS_CLIENT_LOG_LEVEL,
     LABEL,
     LABEL_PID,
     LABEL_RUN,
+    SASL_HARNESS_USER,
+    SASL_USERS,
     Settings,
 )
 from harness.errors import HarnessError
@@ -102,6 +108,10 @@ class KafkaCluster:
 
     def __init__(self, settings: Settings | None = None) -> None:
         self.settings = settings or Settings()
+        security.check(self.settings.client_security)
+        self.secured = self.settings.client_security != security.PLAINTEXT
+        # Made per cluster: nothing outside this run can log in with them.
+        self._passwords = {user: secrets.token_urlsafe(12) for user in SASL_USERS} if self.secured else {}
         self.run_id = uuid.uuid4().hex[:8]
         self.cluster_id = new_cluster_id()
         self.broker_settings = dict(DEFAULT_BROKER_SETTINGS)
@@ -195,6 +205,7 @@ class KafkaCluster:
         voters = ",".join(f"{i}@toxiproxy:{_proxy_port(i, 'controller')}" for i in range(1, self.size + 1))
         props = {
             **self.broker_settings,
+            **(security.broker_properties(CLIENT_LISTENERS, self._passwords) if self.secured else {}),
             "node.id": str(node_id),
             "process.roles": "broker,controller",
             "listeners": ",".join(f"{lst.upper()}://0.0.0.0:{port}" for lst, port in _BROKER_PORT.items()),
@@ -202,7 +213,9 @@ class KafkaCluster:
                 [f"{lst.upper()}://127.0.0.1:{self._client_ports[lst][node_id]}" for lst in CLIENT_LISTENERS]
                 + [f"REPLICATION://toxiproxy:{_proxy_port(node_id, 'replication')}"]
             ),
-            "listener.security.protocol.map": ",".join(f"{lst.upper()}:PLAINTEXT" for lst in _BROKER_PORT),
+            "listener.security.protocol.map": security.listener_protocols(
+                _BROKER_PORT, CLIENT_LISTENERS, self.settings.client_security
+            ),
             "inter.broker.listener.name": "REPLICATION",
             "controller.listener.names": "CONTROLLER",
             "controller.quorum.voters": voters,
@@ -278,6 +291,29 @@ class KafkaCluster:
             raise ValueError(f"unknown listener {listener!r}; one of {', '.join(LISTENERS)}")
         return f"kafka-{node_id}-{listener}"
 
+    def client_config(self, user: str = "") -> dict[str, str]:
+        """The login of a client of this cluster as ``user`` (default: the harness's own super
+        user), to merge into its configuration; empty on an open cluster."""
+        if not self.secured:
+            return {}
+        user = user or SASL_HARNESS_USER
+        if user not in self._passwords:
+            raise HarnessError(f"no SASL user {user!r} on this cluster; one of {', '.join(self._passwords)}")
+        return security.client_config(user, self._passwords[user])
+
+    def allow(self, grants: list[security.Grant], names: dict[security.Resource, list[str]]) -> None:
+        """Create the ACLs of ``grants`` on the resources ``names`` (secured clusters only)."""
+        if not grants:
+            return
+        if not self.secured:
+            raise HarnessError("ACLs need a secured cluster: client_security SASL_PLAINTEXT")
+        bindings = [b for grant in grants for b in grant.bindings(names)]
+        for binding, future in self.admin().create_acls(bindings, request_timeout=30).items():
+            try:
+                future.result(30)
+            except KafkaException as exc:
+                raise HarnessError(f"cannot create ACL {binding}: {exc.args[0].str()}") from exc
+
     def admin(self) -> AdminClient:
         # One client for the cluster's life: a handle dropped while its futures are pending
         # fails them with "handle destroyed".
@@ -287,6 +323,7 @@ class KafkaCluster:
                     "bootstrap.servers": self.bootstrap_servers(),
                     "socket.timeout.ms": 5000,
                     "log_level": HARNESS_CLIENT_LOG_LEVEL,
+                    **self.client_config(),
                 }
             )
         return self._admin

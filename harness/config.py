@@ -79,6 +79,10 @@ class Settings:
     ready_timeout_s: float = field(default_factory=lambda: float(_env("KEH_READY_TIMEOUT", "120")))
     # KEH_DEBIAN_MIRROR: where debootstrap fetches the Java 17 rootfs packages.
     debian_mirror: str = field(default_factory=lambda: _env("KEH_DEBIAN_MIRROR", "http://deb.debian.org/debian"))
+    # KEH_CLIENT_SECURITY: the security protocol of the client listeners. PLAINTEXT: an open
+    # cluster, anyone may do anything (Kafka's default). SASL_PLAINTEXT: clients log in with
+    # SASL/PLAIN as one of SASL_USERS and the brokers enforce ACLs (harness.security).
+    client_security: str = field(default_factory=lambda: _env("KEH_CLIENT_SECURITY", "PLAINTEXT"))
 
     @property
     def kafka_image(self) -> str:
@@ -99,6 +103,14 @@ LABEL = "kafka-eos-harness"
 LABEL_RUN = "kafka-eos-harness.run"
 LABEL_PID = "kafka-eos-harness.pid"
 LABEL_INPUTS = "kafka-eos-harness.inputs"
+
+# The users a secured cluster (client_security SASL_PLAINTEXT) knows, each with a password
+# made per cluster. SASL_HARNESS_USER is a super user: the harness's own clients (admin,
+# read-back, LSO probe) and every app a scenario gives no user of its own log in as it, so
+# any scenario runs unchanged on a secured cluster. The others may only do what ACLs grant
+# them (scenario B10: the app, and a foreign producer that tries to take its transactional.id).
+SASL_HARNESS_USER = "harness"
+SASL_USERS = (SASL_HARNESS_USER, "app", "hijacker")
 
 # librdkafka log level of the harness's own clients (admin, read-back): warnings and up.
 # At its default (info) every connection refused while brokers start or are killed is

@@ -160,41 +160,52 @@ class AppHandle(Protocol):
 
     def restart(self) -> None: ...
 
+    def sent(self) -> int: ...
+
 
 # --- conditions a step can wait for ---------------------------------------------------
 
 
 @dataclass(frozen=True)
-class IsrAtMost:
-    """The partition's ISR has shrunk to ``size`` (e.g. followers cut off have left it)."""
+class Isr:
+    """The partition's ISR has shrunk to ``at_most`` members (followers cut off have left
+    it), or grown back to ``at_least`` (a restarted broker caught up)."""
 
     topic: str
     partition: int
-    size: int
+    at_most: int | None = None
+    at_least: int | None = None
 
-    def holds(self, cluster: KafkaCluster) -> bool:
-        return len(cluster.isr(self.topic, self.partition)) <= self.size
+    def holds(self, faults: Faults) -> bool:
+        size = len(faults.cluster.isr(self.topic, self.partition))
+        return (self.at_most is None or size <= self.at_most) and (self.at_least is None or size >= self.at_least)
 
     def __str__(self) -> str:
-        return f"ISR of {self.topic}-{self.partition} <= {self.size}"
+        bounds = {"<=": self.at_most, ">=": self.at_least}
+        shown = " and ".join(f"{op} {n}" for op, n in bounds.items() if n is not None)
+        return f"ISR of {self.topic}-{self.partition} {shown}"
 
 
 @dataclass(frozen=True)
-class IsrAtLeast:
-    """The partition's ISR has grown back to ``size`` (e.g. a restarted broker caught up)."""
+class AppSent:
+    """The app has sent at least ``records`` (over all its incarnations): it is mid-stream,
+    with work in hand, rather than still joining its group or starting up."""
 
-    topic: str
-    partition: int
-    size: int
+    app: str
+    records: int
 
-    def holds(self, cluster: KafkaCluster) -> bool:
-        return len(cluster.isr(self.topic, self.partition)) >= self.size
+    def holds(self, faults: Faults) -> bool:
+        return faults.apps[self.app].sent() >= self.records
 
     def __str__(self) -> str:
-        return f"ISR of {self.topic}-{self.partition} >= {self.size}"
+        return f"{self.app} sent >= {self.records} records"
 
 
-Condition = IsrAtMost | IsrAtLeast
+class Condition(Protocol):
+    """What a step may wait for (``Isr``, ``AppSent``, or a workload's own, e.g.
+    harness.spark_app.BatchInFlight): asked every half second until it holds."""
+
+    def holds(self, faults: Faults) -> bool: ...
 
 
 # --- fault specs --------------------------------------------------------------------
@@ -521,7 +532,7 @@ class Schedule:
             if step.when is not None:
                 cond = step.when
                 deadline = time.monotonic() + step.when_timeout_s
-                while not cond.holds(self.faults.cluster):
+                while not cond.holds(self.faults):
                     if time.monotonic() > deadline:
                         raise TimeoutError(f"{cond} did not hold within {step.when_timeout_s:.0f}s; step skipped")
                     if self._stop.wait(0.5):

@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import csv
 import ctypes
+import json
 import os
 from collections import deque
 from collections.abc import Iterator
@@ -52,6 +53,9 @@ _EVENT = {name: i for i, name in enumerate(EVENTS)}
 READ_COLUMNS = ("topic", "partition", "offset", "id", "key")
 ISOLATIONS = ("read_committed", "read_uncommitted")
 MARKER_ID = -1  # an offset inside the log that held no data record: a transaction marker
+# Parquet schema metadata of a read-back: JSON {topic: [partition, ...]} of what it read. A
+# partition that held nothing leaves no row, yet "read and empty" must not pass for "not read".
+PARTITIONS_READ_KEY = b"kafka-eos-harness.partitions_read"
 UNDECODABLE_ID = -2  # a data record whose value carries no harness id
 
 OFFSET_BITS, PARTITION_BITS, TOPIC_BITS = 40, 12, 11
@@ -102,6 +106,9 @@ class View:
     isolation: str
     pos: np.ndarray  # int64, ascending
     id: np.ndarray  # int64 record id, MARKER_ID or UNDECODABLE_ID
+    # int64 ascending ``topic code << PARTITION_BITS | partition`` of every partition the
+    # reader read, including the ones where it found nothing
+    partitions: np.ndarray
 
 
 @dataclass
@@ -193,6 +200,9 @@ class _TopicCodes:
     def __init__(self) -> None:
         self.names: list[str] = []
         self._code: dict[str, int] = {}
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._code
 
     def code(self, name: str) -> int:
         if name not in self._code:
@@ -668,7 +678,32 @@ def _read_view(path: Path, isolation: str, topics: _TopicCodes) -> View:
         at += k
     if not ascending:
         _sort_by_position(pos, ids)
-    return View(isolation, pos, ids)
+    read = [_partition_keys_in(pos)]  # what has rows was read, whatever the metadata says
+    for topic, partitions in partitions_read(f.schema_arrow).items():
+        if topic in topics:  # a topic no ledger sent to and no row came from concerns no send
+            read.append((topics.code(topic) << PARTITION_BITS) | np.array(partitions, np.int64))
+    return View(isolation, pos, ids, np.unique(np.concatenate(read)))
+
+
+def partitions_read_metadata(read: dict[str, list[int]]) -> dict[bytes, bytes]:
+    """The schema metadata a read-back writes: which partitions of which topics it read."""
+    return {PARTITIONS_READ_KEY: json.dumps(read, sort_keys=True).encode()}
+
+
+def partitions_read(schema: pa.Schema) -> dict[str, list[int]]:
+    """What a read-back says it read; empty for files written without the metadata."""
+    return json.loads((schema.metadata or {}).get(PARTITIONS_READ_KEY, b"{}"))
+
+
+def _partition_keys_in(pos: np.ndarray) -> np.ndarray:
+    """``topic << PARTITION_BITS | partition`` of every partition with rows: ascending
+    positions keep each partition's rows together, so a jump per partition finds them."""
+    keys, at = [], 0
+    while at < len(pos):
+        key = int(pos[at]) >> OFFSET_BITS
+        keys.append(key)
+        at = int(np.searchsorted(pos, (key + 1) << OFFSET_BITS))
+    return np.array(keys, np.int64)
 
 
 def _sort_by_position(pos: np.ndarray, ids: np.ndarray) -> None:

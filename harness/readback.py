@@ -20,7 +20,8 @@ from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition
 
 from harness.config import HARNESS_CLIENT_LOG_LEVEL
 from harness.errors import HarnessError
-from harness.history import ISOLATIONS, MARKER_ID, view_path
+from harness.history import ISOLATIONS, MARKER_ID, partitions_read_metadata, view_path
+from harness.waits import wait_until
 from harness.workloads.producer import decode_id
 
 SCHEMA = pa.schema(
@@ -33,17 +34,38 @@ SCHEMA = pa.schema(
     ]
 )
 BATCH_ROWS = 100_000
+WATERMARK_WAIT_S = 60  # a new leader is elected well within this after a heal
 
 
-def read_back(bootstrap: str, topics: list[str], out_dir: Path, timeout_s: float = 120) -> Path:
-    """Write both views of ``topics`` under ``out_dir``; returns ``out_dir``."""
+def read_back(
+    bootstrap: str,
+    topics: list[str],
+    out_dir: Path,
+    only: dict[str, tuple[int, ...]] | None = None,
+    timeout_s: float = 120,
+    login: dict[str, str] | None = None,
+) -> Path:
+    """Write both views of ``topics`` under ``out_dir``; returns ``out_dir``.
+
+    ``only`` limits the named topics to some of their partitions: a consumer assigned a
+    part of a topic. Each file records the partitions it read (``partitions_read``).
+    ``login``: on a secured cluster, a user allowed to read them (KafkaCluster.client_config).
+    """
     out_dir.mkdir(parents=True, exist_ok=True)
     for isolation in ISOLATIONS:
-        _read_view(bootstrap, topics, isolation, view_path(out_dir, isolation), timeout_s)
+        _read_view(bootstrap, topics, only or {}, isolation, view_path(out_dir, isolation), timeout_s, login or {})
     return out_dir
 
 
-def _read_view(bootstrap: str, topics: list[str], isolation: str, path: Path, timeout_s: float) -> None:
+def _read_view(
+    bootstrap: str,
+    topics: list[str],
+    only: dict[str, tuple[int, ...]],
+    isolation: str,
+    path: Path,
+    timeout_s: float,
+    login: dict[str, str],
+) -> None:
     consumer = Consumer(
         {
             "bootstrap.servers": bootstrap,
@@ -53,12 +75,19 @@ def _read_view(bootstrap: str, topics: list[str], isolation: str, path: Path, ti
             "auto.offset.reset": "earliest",
             "enable.partition.eof": False,
             "log_level": HARNESS_CLIENT_LOG_LEVEL,
+            **login,
         }
     )
     rows: dict[str, list] = {name: [] for name in SCHEMA.names}
     seen: dict[tuple[str, int], list[int]] = {}
     try:
-        with pq.ParquetWriter(path, SCHEMA) as out:
+        targets = {
+            (t, p): hwm for (t, p), hwm in _high_watermarks(consumer, topics).items() if t not in only or p in only[t]
+        }
+        read: dict[str, list[int]] = {}
+        for t, p in targets:
+            read.setdefault(t, []).append(p)
+        with pq.ParquetWriter(path, SCHEMA.with_metadata(partitions_read_metadata(read))) as out:
 
             def flush() -> None:
                 if rows["id"]:
@@ -66,16 +95,7 @@ def _read_view(bootstrap: str, topics: list[str], isolation: str, path: Path, ti
                     for column in rows.values():
                         column.clear()
 
-            tps = [
-                TopicPartition(t, p)
-                for t in topics
-                for p in sorted(consumer.list_topics(t, timeout=10).topics[t].partitions)
-            ]
-            # Caught up means every partition's position reached the high watermark taken
-            # now (positions move past markers and aborted records too), so "not read
-            # yet" is never mistaken for "lost".
-            targets = {(tp.topic, tp.partition): consumer.get_watermark_offsets(tp, timeout=10)[1] for tp in tps}
-            consumer.assign([TopicPartition(tp.topic, tp.partition, OFFSET_BEGINNING) for tp in tps])
+            consumer.assign([TopicPartition(t, p, OFFSET_BEGINNING) for t, p in targets])
             pending = {tp for tp, hwm in targets.items() if hwm > 0}
             deadline = time.monotonic() + timeout_s
             while pending:
@@ -116,3 +136,24 @@ def _read_view(bootstrap: str, topics: list[str], isolation: str, path: Path, ti
             flush()
     finally:
         consumer.close()
+
+
+def _high_watermarks(consumer: Consumer, topics: list[str]) -> dict[tuple[str, int], int]:
+    """Every partition's high watermark, taken now: the point where a read is caught up.
+
+    Positions move past markers and aborted records too, so "reached the high watermark"
+    never mistakes "not read yet" for "lost". Right after a fault heals a partition may
+    have no leader yet and the query fails at once, so it is retried until it answers.
+    """
+
+    def probe() -> dict[tuple[str, int], int]:
+        marks = {}
+        for topic in topics:
+            partitions = consumer.list_topics(topic, timeout=10).topics[topic].partitions
+            if not partitions:
+                raise HarnessError(f"topic {topic} has no partitions in the metadata yet")
+            for p in sorted(partitions):
+                marks[(topic, p)] = consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=10)[1]
+        return marks
+
+    return wait_until(probe, lambda _: True, WATERMARK_WAIT_S, f"the high watermarks of {', '.join(topics)}")

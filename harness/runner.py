@@ -1,9 +1,10 @@
 """Running a scenario: up -> topic -> workload + faults -> heal -> read back -> check -> verdict.
 
 Both variants of a pair run on the same cluster with the same fault schedule, each on a
-fresh topic. Everything a run produced lands in its folder under the runs directory:
-the spec, ledger and output of every app incarnation, ``verdict.json`` and, when a
-variant does not pass, every container's log.
+fresh topic; a variant that asks for a cluster of its own gets one (shared with the other
+side when that asks for the same). Everything a run produced lands in its folder under
+the runs directory: the spec, ledger and output of every app incarnation,
+``verdict.json`` and, when a variant does not pass, every container's log.
 """
 
 from __future__ import annotations
@@ -16,13 +17,22 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from harness import checker, history, readback, spark_app
+from harness import checker, history, readback
 from harness.cluster import KafkaCluster
 from harness.errors import HarnessError
 from harness.faults import Faults, Schedule
 from harness.lso_probe import LsoProbe
 from harness.progress import say, step
-from harness.scenario import PRODUCER, PipelineWorkload, ProducerWorkload, Scenario, SparkWorkload, Variant, transformer
+from harness.scenario import (
+    HIJACKER,
+    PRODUCER,
+    PipelineWorkload,
+    ProducerWorkload,
+    Scenario,
+    SparkWorkload,
+    Variant,
+    transformer,
+)
 from harness.sink import count_effects
 from harness.spark_app import SPARK_DRIVER, SparkSink
 from harness.verdict import PairVerdict, VariantVerdict, judge
@@ -48,13 +58,26 @@ class _Plan:
     spark_sink: SparkSink | None = None  # a Spark job's output, counted per input
 
 
+def _own_cluster(variant: Variant) -> tuple[Any, ...] | None:
+    """What a side asks of a cluster of its own, comparable; None: the shared one will do."""
+    if not (variant.broker_settings or variant.kafka_version or variant.client_security):
+        return None
+    return (sorted(variant.broker_settings.items()), variant.kafka_version, variant.client_security)
+
+
+def _start_own(cluster: KafkaCluster, variant: Variant) -> KafkaCluster:
+    settings = cluster.settings.with_overrides(
+        kafka_version=variant.kafka_version or None, client_security=variant.client_security or None
+    )
+    return KafkaCluster(settings).with_broker_properties(variant.broker_settings)
+
+
 def run_variant(cluster: KafkaCluster, scenario: Scenario, variant: Variant, run_dir: Path) -> VariantVerdict:
     """Run one side on ``cluster``, or on a cluster of its own when it asks for other broker
-    settings or another Kafka version (started and removed around it)."""
-    if not (variant.broker_settings or variant.kafka_version):
+    settings, another Kafka version or other client security (started and removed around it)."""
+    if _own_cluster(variant) is None:
         return _run_variant(cluster, scenario, variant, run_dir)
-    settings = cluster.settings.with_overrides(kafka_version=variant.kafka_version or None)
-    with KafkaCluster(settings).with_broker_properties(variant.broker_settings) as own:
+    with _start_own(cluster, variant) as own:
         return _run_variant(own, scenario, variant, run_dir)
 
 
@@ -69,6 +92,10 @@ def _run_variant(cluster: KafkaCluster, scenario: Scenario, variant: Variant, ru
         plan = _spark_plan(cluster, replace(w, **variant.app), variant, run_dir, base, topic_config)
     else:
         plan = _pipeline_plan(cluster, replace(w, **variant.app), variant, run_dir, base, topic_config)
+    transactional_id = plan.config.get("transactional.id")
+    cluster.allow(
+        list(variant.acls), {"topic": plan.topics, "transactional_id": [transactional_id] if transactional_id else []}
+    )
     faults = Faults(cluster, apps={app.name: app for app in plan.apps})
     schedule = Schedule(faults, scenario.schedule(plan.main_topic))
     with step(f"{scenario.id} {variant.name}: {', '.join(a.name for a in plan.autostart)} on {plan.main_topic}"):
@@ -76,10 +103,15 @@ def _run_variant(cluster: KafkaCluster, scenario: Scenario, variant: Variant, ru
             app.start()
         schedule.start()
         probe = LsoProbe(cluster.admin(), plan.main_topic, plan.partitions).start()
+        deadline = time.monotonic() + plan.budget_s
+
+        def left() -> float:
+            return max(0.0, deadline - time.monotonic())
+
         try:
-            schedule.wait(plan.budget_s)
+            schedule.wait(left())
             for app in plan.apps:
-                app.wait(plan.budget_s)
+                app.wait(left())
         except BaseException:  # interrupted (Ctrl-C, SIGTERM): the apps must not outlive us
             for app in plan.apps:
                 app.kill()
@@ -87,21 +119,27 @@ def _run_variant(cluster: KafkaCluster, scenario: Scenario, variant: Variant, ru
         finally:
             schedule.finish()  # heal before reading back; healing a killed app restarts it
             probe.stop()
-            for app in plan.apps:
-                if not app.wait(plan.budget_s):
+            for app in plan.apps:  # one budget for the whole run; an app restarted by the heal gets a little more
+                if not app.wait(left() + 30):
                     say(f"{app.name} did not finish in {plan.budget_s:.0f}s: killed (sends in flight: indeterminate)")
                     app.kill()
     with step(f"{scenario.id} {variant.name}: read back {', '.join(plan.topics)} (both isolation levels)"):
-        reads = readback.read_back(cluster.bootstrap_servers(), plan.topics, run_dir / "reads")
+        only = {plan.main_topic: variant.read_partitions} if variant.read_partitions else None
+        reads = readback.read_back(
+            cluster.bootstrap_servers(), plan.topics, run_dir / "reads", only, login=cluster.client_config()
+        )
     ledgers = plan.prefix_ledgers + [p for app in plan.apps for p in app.ledgers()]
     h = history.load(ledgers, reads)
     result = checker.check(h, checker.CheckOptions(view=variant.consumer_view, eos_pairs=plan.eos_pairs))
     context = {
         "kafka_version": cluster.settings.kafka_version,
         "broker_settings": variant.broker_settings,
+        "client_security": cluster.settings.client_security,
+        "acls": [asdict(grant) for grant in variant.acls],
         "topics": plan.topics,
         "topic_config": topic_config,
         "consumer_view": variant.consumer_view,
+        "read_partitions": list(variant.read_partitions),
         "producer_config": plan.config,
         "faults": faults.records(),
         "fault_errors": schedule.errors,
@@ -122,7 +160,7 @@ def _run_variant(cluster: KafkaCluster, scenario: Scenario, variant: Variant, ru
 
 
 def _producer_spec(
-    bootstrap: str, topic: str, w: ProducerWorkload, config: dict[str, Any], session: int
+    bootstrap: str, topic: str, w: ProducerWorkload, config: dict[str, Any], session: int, login: dict[str, str]
 ) -> Callable[[Path, list[Path]], dict[str, Any]]:
     def spec_for(ledger: Path, earlier: list[Path]) -> dict[str, Any]:
         return asdict(
@@ -140,6 +178,7 @@ def _producer_spec(
                 abort_every=w.abort_every,
                 duplicate_every=w.duplicate_every,
                 resume_from=[str(p) for p in earlier],
+                login=login,
             )
         )
 
@@ -159,9 +198,15 @@ def _producer_plan(
     config = {**w.config, **variant.producer_config}
     if "transactional.id" in config:  # unique per run: no stale epoch of an earlier run interferes
         config["transactional.id"] = f"{config['transactional.id']}-{topic}"
-    spec_for = _producer_spec(cluster.bootstrap_servers(), topic, w, config, session=1)
+    spec_for = _producer_spec(cluster.bootstrap_servers(), topic, w, config, 1, cluster.client_config(w.user))
     app = AppProcess(PRODUCER, "harness.workloads.producer", run_dir, spec_for)
-    return _Plan([app], [app], [topic], topic, scenario.partitions, (), config, w.count / w.rate_per_s + 180, [])
+    apps = [app]
+    if w.hijacker is not None:  # the same transactional.id, another session and login; launched by a step
+        hijack = replace(w, count=w.hijacker.count)
+        login = cluster.client_config(w.hijacker.user)
+        spec_for = _producer_spec(cluster.bootstrap_servers(), topic, hijack, config, 2, login)
+        apps.append(AppProcess(HIJACKER, "harness.workloads.producer", run_dir, spec_for))
+    return _Plan(apps, [app], [topic], topic, scenario.partitions, (), config, w.count / w.rate_per_s + 180, [])
 
 
 # The input of a pipeline: written once, cleanly, before the apps and the faults start.
@@ -172,7 +217,7 @@ _INPUT_RATE_PER_S = 5000.0
 def _fill(cluster: KafkaCluster, run_dir: Path, source: str, w: ProducerWorkload, config: dict[str, Any]) -> AppProcess:
     """Write a pipeline's input, cleanly, before its apps and faults start; the producer's ledgers are its history."""
     w = replace(w, rate_per_s=_INPUT_RATE_PER_S)
-    spec_for = _producer_spec(cluster.bootstrap_servers(), source, w, config, session=1)
+    spec_for = _producer_spec(cluster.bootstrap_servers(), source, w, config, 1, cluster.client_config())
     fill = AppProcess("input", "harness.workloads.producer", run_dir, spec_for)
     with step(f"fill {source} with {w.count} records"):
         fill.start()
@@ -208,6 +253,7 @@ def _pipeline_plan(
             producer_config=producer_config,
             consumer_config=w.consumer_config,
             sink_db=str(sink_db or ""),
+            login=cluster.client_config(),
         )
 
         def spec_for(ledger: Path, earlier: list[Path], spec: TransformerSpec = spec) -> dict[str, Any]:
@@ -269,7 +315,6 @@ def _spark_plan(
         return {"job": w.job, "checkpoint": str(checkpoint), "args": [*args, "--checkpoint", str(checkpoint)]}
 
     driver = AppProcess(SPARK_DRIVER, "harness.spark_app", run_dir, spec_for)
-    spark_app.watch(source, run_dir)
     return _Plan(
         [driver],
         [driver],
@@ -286,8 +331,14 @@ def _spark_plan(
 
 def run_pair(cluster: KafkaCluster, scenario: Scenario, runs_dir: Path) -> PairVerdict:
     base = runs_dir / f"{time.strftime('%Y%m%d-%H%M%S')}-{scenario.id}-{uuid.uuid4().hex[:4]}"
-    control = run_variant(cluster, scenario, scenario.control, base / "control")
-    guarantee = run_variant(cluster, scenario, scenario.guarantee, base / "guarantee")
+    own = _own_cluster(scenario.control)
+    if own is not None and own == _own_cluster(scenario.guarantee):  # one start for both sides
+        with _start_own(cluster, scenario.control) as shared:
+            control = _run_variant(shared, scenario, scenario.control, base / "control")
+            guarantee = _run_variant(shared, scenario, scenario.guarantee, base / "guarantee")
+    else:
+        control = run_variant(cluster, scenario, scenario.control, base / "control")
+        guarantee = run_variant(cluster, scenario, scenario.guarantee, base / "guarantee")
     pair = PairVerdict(scenario.id, scenario.title, control, guarantee, scenario.research)
     (base / "verdict.json").write_text(json.dumps(pair.to_json(), indent=2))
     say(f"verdict: {base / 'verdict.json'}")

@@ -8,14 +8,17 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from harness.errors import HarnessError
 from harness.faults import Step
+from harness.security import Grant
 
 PRODUCER = "producer-1"  # the scenario's producer app: fault target ``App(PRODUCER)``, ledger file stem
+HIJACKER = "hijacker"  # a ``ProducerWorkload.hijacker``: fault target ``App(HIJACKER)``, ledger file stem
 
 
 def transformer(i: int) -> str:
@@ -31,11 +34,29 @@ class Variant:
     producer_config: dict[str, Any]
     expect: dict[str, str]
     consumer_view: str = "read_committed"  # the isolation level the scenario's consumers read with
+    # The scenario's consumer is assigned only these partitions of the main topic (empty: all).
+    read_partitions: tuple[int, ...] = ()
     topic_config: dict[str, str] = field(default_factory=dict)  # over the scenario's
     app: dict[str, Any] = field(default_factory=dict)  # over the workload's fields, e.g. an app bug
-    # A cluster of its own for this side: other broker settings or another Kafka version.
+    # A cluster of its own for this side: other broker settings, another Kafka version, or
+    # client listeners with another security protocol (harness.security). Both sides asking
+    # for the same one share it.
     broker_settings: dict[str, str] = field(default_factory=dict)
     kafka_version: str = ""
+    client_security: str = ""
+    # ACLs created before the apps start (a secured cluster only): who may do what to the
+    # run's topics and its producer's transactional.id.
+    acls: tuple[Grant, ...] = ()
+
+
+@dataclass(frozen=True)
+class Hijacker:
+    """A foreign producer app (``HIJACKER``) with the scenario producer's transactional.id,
+    started by a ``launch`` step: its ``init_transactions`` takes the id over (fencing the
+    producer) unless an ACL stops it; then it sends ``count`` records."""
+
+    user: str  # its SASL login on a secured cluster (config.SASL_USERS)
+    count: int = 0
 
 
 @dataclass(frozen=True)
@@ -48,6 +69,8 @@ class ProducerWorkload:
     txn_size: int = 10  # used when the config has a transactional.id
     abort_every: int = 0
     duplicate_every: int = 0  # an application bug: produce() every n-th record twice
+    user: str = ""  # the producer's SASL login on a secured cluster; "": the harness's own
+    hijacker: Hijacker | None = None
 
 
 @dataclass(frozen=True)
@@ -139,7 +162,13 @@ def all_scenarios() -> dict[str, Scenario]:
         scenario = getattr(importlib.import_module(f"scenarios.{module.name}"), "SCENARIO", None)
         if isinstance(scenario, Scenario):
             found[scenario.id] = scenario
-    return dict(sorted(found.items()))
+    return dict(sorted(found.items(), key=lambda item: _book_order(item[0])))
+
+
+def _book_order(scenario_id: str) -> tuple[str, int, str]:
+    """A1 … A8, B1, B2a, B2b, … B10: the row number as a number, as the book lists them."""
+    match = re.fullmatch(r"([A-Z]+)(\d+)(.*)", scenario_id)
+    return (match[1], int(match[2]), match[3]) if match else (scenario_id, 0, "")
 
 
 def get(scenario_id: str) -> Scenario:

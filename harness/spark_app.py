@@ -8,8 +8,7 @@ module and its command line.
 ``BatchInFlight`` is the condition a kill waits for: an incarnation has planned a
 micro-batch of its own (Spark wrote ``offsets/<n>`` after the incarnation started), written
 (some of) it to the sink and not committed it (no ``commits/<n>``), so the kill lands in
-the window where a batch is run twice. The schedule knows the scenario's input topic only, so the runner
-registers each driver's run folder under that topic (``watch``).
+the window where a batch is run twice.
 
 ``sink_findings`` turns what the job left behind into the verdict's ``sink`` findings, one
 count per input as harness.sink counts a database sink.
@@ -32,22 +31,19 @@ from confluent_kafka import Consumer, TopicPartition
 from harness.history import view_path
 from harness.readback import read_back
 from harness.sink import count_per_input
+from harness.workloads.process import AppProcess
 from spark_jobs import sqlite_tables
 
 if TYPE_CHECKING:
     from harness.cluster import KafkaCluster
+    from harness.faults import Faults
 
 SPARK_DRIVER = "spark-driver"  # the app name: fault target ``App(SPARK_DRIVER)``
-_RUN_DIRS: dict[str, Path] = {}  # input topic -> run folder of the driver reading it
-
-
-def watch(topic: str, run_dir: Path) -> None:
-    _RUN_DIRS[topic] = run_dir
 
 
 @dataclass(frozen=True)
 class BatchInFlight:
-    """Incarnation ``incarnation`` of the driver reading ``topic`` is between writing a
+    """Incarnation ``incarnation`` of the driver (``topic``: its input) is between writing a
     micro-batch of its own and committing it: the batch is in the SQLite sink's ``batches``
     (a foreachBatch job), or the output topic has grown since the batch was first seen in
     flight (the Kafka sink writes a batch as its tasks run)."""
@@ -57,8 +53,10 @@ class BatchInFlight:
     # Output topic size when each batch was first seen in flight: (checkpoint, batch) -> records.
     _seen: dict[tuple[str, int], int] = field(default_factory=dict, compare=False)
 
-    def holds(self, cluster: KafkaCluster) -> bool:
-        run_dir = _RUN_DIRS[self.topic]
+    def holds(self, faults: Faults) -> bool:
+        driver = faults.apps[SPARK_DRIVER]
+        assert isinstance(driver, AppProcess)  # the runner's: it knows the run folder
+        run_dir = driver.run_dir
         spec_path = run_dir / f"{SPARK_DRIVER}.{self.incarnation}.spec.json"
         if not spec_path.exists() or (run_dir / f"{SPARK_DRIVER}.{self.incarnation + 1}.spec.json").exists():
             return False
@@ -73,7 +71,7 @@ class BatchInFlight:
         args = spec["args"]
         if "--db" in args:
             return n in sqlite_tables.batch_ids(Path(args[args.index("--db") + 1]))
-        written = _records(cluster, args[args.index("--output-topic") + 1])
+        written = _records(faults.cluster, args[args.index("--output-topic") + 1])
         return self._seen.setdefault((str(checkpoint), n), written) < written
 
     def __str__(self) -> str:

@@ -20,7 +20,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
-from harness.history import ISOLATIONS, MARKER_ID, view_path
+from harness.history import ISOLATIONS, MARKER_ID, partitions_read_metadata, view_path
 from harness.ledger import COLUMNS, END_MARK, EVENTS, INT_COLUMNS, SEQ_BITS
 
 INPUT_TOPIC = "input"
@@ -48,6 +48,8 @@ class Tables:
 
     ledger: pa.Table  # COLUMNS, plus nothing else
     views: dict[str, pa.Table]  # isolation -> topic, partition, offset, id, key
+    # What the readers say they read (the read-back's metadata); None: every partition with rows.
+    partitions_read: dict[str, list[int]] | None = None
 
     def write(self, root: Path) -> tuple[list[Path], Path]:
         """Ledger files (one per session) under ``root/ledgers``, views under ``root/reads``."""
@@ -66,7 +68,13 @@ class Tables:
             )
             paths.append(path)
         for isolation, table in self.views.items():
-            pq.write_table(table, view_path(reads, isolation))
+            read = self.partitions_read
+            if read is None:
+                read = {}
+                pairs = zip(table["topic"].to_pylist(), table["partition"].to_pylist(), strict=True)
+                for t, part in sorted(set(pairs)):
+                    read.setdefault(t, []).append(part)
+            pq.write_table(table.replace_schema_metadata(partitions_read_metadata(read)), view_path(reads, isolation))
         return paths, reads
 
 
@@ -245,6 +253,8 @@ PLAIN = Shape(records=400, sessions=3, partitions=4)
 TXN = Shape(records=396, sessions=3, partitions=2, txn_size=4, abort_every=5)  # 33 whole transactions per session
 TRANSFORM = Shape(records=200, sessions=2, partitions=2, txn_size=4, abort_every=5, transform=True)
 K = 3  # instances injected per mutation
+# TXN's committed records in partition 0 (counted from the shape: 162 of the 324 committed).
+PARTITION_0_COMMITTED = 162
 
 
 @dataclass
@@ -355,6 +365,11 @@ def _m_torn(r: _Rows) -> None:
         r.drop(_members(r, line)[0]["id"])
 
 
+def _m_partition_0_empty(r: _Rows) -> None:
+    for k, rows in r.views.items():
+        r.views[k] = [x for x in rows if (x["topic"], x["partition"]) != (INPUT_TOPIC, 0)]
+
+
 def _m_readers_disagree(r: _Rows) -> None:
     ru = [x for x in r.views["read_uncommitted"] if x["id"] >= 0]  # type: ignore[operator]
     for row in ru[20 : 20 + K]:
@@ -423,6 +438,7 @@ class Mutation:
     problems: int = 0  # ledger lines the checker must report as ignored
     stats: tuple[tuple[str, int], ...] = ()
     eos: bool = False
+    partitions_read: dict[str, list[int]] | None = None  # what the readers declare (default: what has rows)
 
     def build(self, root: Path) -> tuple[list[Path], Path]:
         tables = generate(self.shape)
@@ -430,6 +446,7 @@ class Mutation:
             rows = _Rows.of(tables)
             self.rows(rows)  # type: ignore[operator]
             tables = rows.tables()
+        tables.partitions_read = self.partitions_read
         paths, reads = tables.write(root)
         if self.files is not None:
             self.files(paths)  # type: ignore[operator]
@@ -447,6 +464,18 @@ MUTATIONS = (
     Mutation("phantom", PLAIN, {"phantom": K}, _m_phantom),
     Mutation("order", PLAIN, {"order": K}, _m_order),
     Mutation("torn transaction", TXN, {"torn_transaction": K, "lost": K}, _m_torn),
+    # Every TXN transaction spans both partitions; 27 of each session's 33 commit.
+    Mutation(
+        "one of two partitions read", TXN, {"partly_read": 81}, _m_partition_0_empty, partitions_read={INPUT_TOPIC: [1]}
+    ),
+    # Read, and found empty: its committed records are lost and every transaction is torn.
+    Mutation(
+        "a partition read and found empty",
+        TXN,
+        {"lost": PARTITION_0_COMMITTED, "torn_transaction": 81},
+        _m_partition_0_empty,
+        partitions_read={INPUT_TOPIC: [0, 1]},
+    ),
     # The readers disagree at the offset, and so does the acknowledgement of the id that was there.
     Mutation("readers disagree", PLAIN, {"inconsistent_offset": 2 * K}, _m_readers_disagree),
     Mutation("ack names another offset", PLAIN, {"inconsistent_offset": K}, _m_ack_elsewhere),

@@ -8,7 +8,15 @@ judged). Besides the checker's anomalies there are findings about the clients th
 - **config_error**: an app process whose client refused its configuration at start (the
   count of such processes).
 - **txn_init_failed**: an app process whose ``init_transactions`` failed for a reason other
-  than a refused configuration (e.g. the transaction log cannot be written).
+  than a refused configuration or a refused transactional.id (e.g. the transaction log
+  cannot be written).
+- **txn_id_unauthorized**: an app process the brokers refused its transactional.id
+  (``TRANSACTIONAL_ID_AUTHORIZATION_FAILED``: no ACL lets its user use the id).
+- **app_fenced**: an app process that stopped because it was fenced: a newer producer
+  took its transactional.id (or its group's place), so it may not write any more.
+- **client_stuck**: an app process that gave up because a client call outlived its own
+  timeout (harness.workloads.transactions.bounded): a liveness bug of the client, not of
+  the brokers; the report says which call and how long it waited.
 - **sink_missing** / **sink_repeated**: for a pipeline whose effects go to a database
   (harness.sink), inputs read committed from the input topic with no row, or with two or
   more rows; examples under ``sink``.
@@ -47,8 +55,10 @@ A pair is:
     notes           human detail: which ledger lines were ignored
     fault_errors    steps of the fault schedule that failed or were skipped (the variant
                     then does not pass: its fault did not happen as written)
-    kafka_version, broker_settings (a side with its own cluster), topics, topic_config,
-    consumer_view, producer_config, run_dir
+    kafka_version, broker_settings (a side with its own cluster), client_security
+    (PLAINTEXT or SASL_PLAINTEXT, harness.security), acls [{user, resource, operations}]
+    granted for the run, topics, topic_config, consumer_view, read_partitions (the
+    consumer's partitions of the main topic; empty: all), producer_config, run_dir
     read_committed_stalls  [{partition, started_at, seconds, lso}] (harness.lso_probe)
     sink            for a database sink: db, sink_missing / sink_repeated {count, examples};
                     for a Spark job: output, and its sink findings or aggregate_mismatch
@@ -82,24 +92,32 @@ ALLOWED = "allowed"
 CLIENT_FINDINGS = (
     "config_error",
     "txn_init_failed",
+    "txn_id_unauthorized",
+    "app_fenced",
+    "client_stuck",
     "read_committed_stall",
     "sink_missing",
     "sink_repeated",
     "sink_aborted",
     "aggregate_mismatch",
 )
+TXN_ID_UNAUTHORIZED = "TRANSACTIONAL_ID_AUTHORIZATION_FAILED"
 
 
 def client_findings(context: dict[str, Any]) -> dict[str, int]:
     """Counts of ``CLIENT_FINDINGS`` from the apps' reports and the LSO probe."""
     workload = context.get("workload", [])
+    setup_errors = [r["setup_error"] for r in workload if "setup_error" in r]
     return {
-        "config_error": sum(1 for r in workload if r.get("setup_error", {}).get("config")),
+        "config_error": sum(1 for e in setup_errors if e["config"]),
         "txn_init_failed": sum(
             1
-            for r in workload
-            if r.get("setup_error", {}).get("stage") == "init_transactions" and not r["setup_error"]["config"]
+            for e in setup_errors
+            if e.get("stage") == "init_transactions" and not e["config"] and e["error"] != TXN_ID_UNAUTHORIZED
         ),
+        "txn_id_unauthorized": sum(1 for e in setup_errors if e["error"] == TXN_ID_UNAUTHORIZED),
+        "app_fenced": sum(1 for r in workload if "fenced" in r),
+        "client_stuck": sum(1 for r in workload if "stuck" in r),
         "read_committed_stall": len(context.get("read_committed_stalls", [])),
         "sink_missing": context.get("sink", {}).get("sink_missing", {}).get("count", 0),
         "sink_repeated": context.get("sink", {}).get("sink_repeated", {}).get("count", 0),
@@ -209,6 +227,8 @@ class PairVerdict:
             for name, found in v.context.get("sink", {}).items():
                 if isinstance(found, dict) and found["examples"]:
                     lines.append(f"            e.g. {name}: {json.dumps(found['examples'][0])}")
+            if v.context.get("read_partitions"):
+                lines.append(f"            the consumer read only partitions {v.context['read_partitions']}")
             for problem, n in v.result.ledger_problems.items():
                 lines.append(f"            ledger {problem}: {n} line(s) ignored")
             lines.extend(f"            {line}" for line in _workload_lines(v.context.get("workload", [])))
@@ -228,7 +248,13 @@ def _workload_lines(workload: list[dict[str, Any]]) -> list[str]:
         who = f"{r['app']}#{r['incarnation']}"
         if "setup_error" in r:
             e = r["setup_error"]
-            kind = "refused its configuration" if e["config"] else "could not start"
+            kind = (
+                "refused its configuration"
+                if e["config"]
+                else "was refused its transactional.id"
+                if e["error"] == TXN_ID_UNAUTHORIZED
+                else "could not start"
+            )
             lines.append(f"{who}: client {kind}: {e['error']}: {e['message']}")
             continue
         if "outcomes" not in r:  # no report: it did not finish on its own
@@ -239,6 +265,9 @@ def _workload_lines(workload: list[dict[str, Any]]) -> list[str]:
             lines.append(f"{who}: unavailable up to {r['longest_ack_gap_s']:.1f}s without an ack")
         if r.get("errors"):
             lines.append(f"{who}: client errors: " + ", ".join(f"{n} x{c}" for n, c in sorted(r["errors"].items())))
+        if "stuck" in r:
+            e = r["stuck"]
+            lines.append(f"{who}: gave up: {e['call']} blocked {e['waited_s']}s despite its {e['timeout_s']}s timeout")
         if "fenced" in r:
             lines.append(f"{who}: fenced: {r['fenced']['error']}: {r['fenced']['message']}")
         if r.get("resent"):

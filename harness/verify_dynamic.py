@@ -219,8 +219,14 @@ def choose(ids: list[str]) -> list[Scenario]:
     chosen = []
     for sid in ids:
         s = scenario.get(sid)
-        if not isinstance(s.workload, ProducerWorkload) or s.research:
-            why = "a research scenario" if s.research else "a consume-transform-produce pipeline, not a producer file"
+        if not isinstance(s.workload, ProducerWorkload) or s.research or s.guarantee.acls:
+            why = (
+                "a research scenario"
+                if s.research
+                else "about ACLs on a secured cluster of its own, not your files"
+                if s.guarantee.acls
+                else "a consume-transform-produce pipeline, not a producer file"
+            )
             raise HarnessError(f"scenario {s.id} cannot run with your files: it is {why}; choose a producer scenario")
         chosen.append(s)
     return chosen

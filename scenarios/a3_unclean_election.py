@@ -18,7 +18,7 @@ Control (acks=1, unclean election on): acknowledged records lost.
 Guarantee (acks=all, idempotence, min.insync.replicas=2, unclean election off): none lost.
 """
 
-from harness.faults import IsrAtMost, Leader, Step, cut, kill
+from harness.faults import Isr, Leader, Step, cut, kill
 from harness.scenario import ProducerWorkload, Scenario, Variant
 from harness.verdict import FORBIDDEN, REQUIRED
 
@@ -33,7 +33,7 @@ SCENARIO = Scenario(
     ),
     schedule=lambda topic: [
         Step(at_s=1.0, fault=cut(Leader(topic), listener="replication")),
-        Step(at_s=2.0, fault=kill(Leader(topic)), duration_s=15.0, when=IsrAtMost(topic, 0, 1)),
+        Step(at_s=2.0, fault=kill(Leader(topic)), duration_s=15.0, when=Isr(topic, 0, at_most=1)),
     ],
     control=Variant(
         "control",

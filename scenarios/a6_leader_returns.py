@@ -15,7 +15,7 @@ Control (A1's control: idempotence off, acks=all, retries on): duplicates.
 Guarantee (idempotence on): no duplicate, no loss, order kept across both changes.
 """
 
-from harness.faults import IsrAtLeast, Leader, Step, blackhole, elect_preferred, kill
+from harness.faults import Isr, Leader, Step, blackhole, elect_preferred, kill
 from harness.scenario import ProducerWorkload, Scenario, Variant
 from harness.verdict import FORBIDDEN
 from scenarios.a1_lost_ack import SCENARIO as A1
@@ -33,7 +33,7 @@ SCENARIO = Scenario(
     schedule=lambda topic: [
         Step(at_s=2.0, fault=blackhole(Leader(topic), direction="from_broker"), duration_s=1.5),
         Step(at_s=3.0, fault=kill(Leader(topic)), duration_s=6.0),
-        Step(at_s=10.0, fault=elect_preferred(topic), when=IsrAtLeast(topic, 0, 3)),
+        Step(at_s=10.0, fault=elect_preferred(topic), when=Isr(topic, 0, at_least=3)),
     ],
     control=A1.control,
     guarantee=Variant(

@@ -33,6 +33,7 @@ from functools import reduce
 from pathlib import Path
 from typing import Any
 
+import pyarrow.parquet as pq
 from pyspark.sql import Column, DataFrame, Row, SparkSession, Window
 from pyspark.sql import functions as F
 
@@ -50,6 +51,7 @@ from harness.history import (
     TXN_COMMITTED,
     TXN_UNKNOWN,
     UNDECODABLE_ID,
+    partitions_read,
     view_path,
 )
 from harness.ledger import COLUMNS, END_MARK, EVENTS, INT_COLUMNS, SEQ_BITS
@@ -94,10 +96,13 @@ def check(
     job = _Job(spark, max_examples)
     try:
         parsed = job.parse_ledgers([Path(p) for p in ledger_paths])
-        raw_views = _parquet_views(spark, Path(reads)) if reads is not None else _kafka_views(spark, bootstrap, topics)  # type: ignore[arg-type]
+        if reads is not None:
+            raw_views, declared = _parquet_views(spark, Path(reads))
+        else:
+            raw_views, declared = _kafka_views(spark, bootstrap, topics)  # type: ignore[arg-type]
         if view not in raw_views:  # the Python checker cannot run without the consumer's view either
             raise HarnessError(f"no {view} read-back in {reads}")
-        job.summarize(parsed, raw_views, view)
+        job.summarize(parsed, raw_views, declared, view)
         return job.run(tuple(eos_pairs))
     finally:
         job.release()
@@ -165,17 +170,26 @@ class _Job:
             )
         )
 
-    def summarize(self, parsed: DataFrame, raw_views: dict[str, DataFrame], consumer_view: str) -> None:
-        """One pass for the small facts: ignored lines per file, topics in order of first appearance, view sizes."""
+    def summarize(
+        self, parsed: DataFrame, raw_views: dict[str, DataFrame], declared: set[tuple[str, int]], consumer_view: str
+    ) -> None:
+        """One pass for the small facts: ignored lines per file, topics in order of first appearance, view sizes,
+        and the partitions read (``declared`` by the readers, and every one with rows)."""
         raw = {iso: self._cache(df) for iso, df in raw_views.items()}
         none = F.lit(None).cast("long")
-        view_columns = ("data", "markers", "undecodable", "max_partition")
+        view_columns = ("data", "markers", "undecodable", "max_partition", "partitions")
         invoke_topic = F.when(F.col("ok") & (F.col("event") == "invoke"), F.coalesce("topic", F.lit("")))
         ledger = (
             parsed.groupBy("file", invoke_topic.alias("topic"))
             .agg(F.count(F.when(~F.col("ok"), 1)).alias("bad"), F.min("line").alias("first"))
             .select(
-                F.lit("ledger").alias("kind"), "file", "topic", "bad", "first", *[none.alias(k) for k in view_columns]
+                F.lit("ledger").alias("kind"),
+                "file",
+                "topic",
+                "bad",
+                "first",
+                *[none.alias(k) for k in view_columns[:-1]],
+                F.lit(None).cast("array<bigint>").alias("partitions"),
             )
         )
         tagged = reduce(DataFrame.unionByName, [df.withColumn("kind", F.lit(iso)) for iso, df in raw.items()])
@@ -187,6 +201,7 @@ class _Job:
                 F.count(F.when(F.col("id") == MARKER_ID, 1)).alias("markers"),
                 F.count(F.when(F.col("id") < MARKER_ID, 1)).alias("undecodable"),
                 F.max("partition").alias("max_partition"),
+                F.collect_set("partition").alias("partitions"),
             )
             .select("kind", F.lit(None).cast("int").alias("file"), "topic", none.alias("bad"), "first", *view_columns)
         )
@@ -212,7 +227,10 @@ class _Job:
         for iso in ISOLATIONS:
             order += [r.topic for r in sorted(seen[iso], key=lambda r: r.first)]
         self.codes = {t: i for i, t in enumerate(dict.fromkeys(t for t in order if t is not None))}
-        self.read_topics = sorted({r.topic for rs in seen.values() for r in rs if r.topic is not None})
+        self.read_partitions = sorted(
+            declared | {(r.topic, p) for rs in seen.values() for r in rs if r.topic is not None for p in r.partitions}
+        )
+        self.read_topics = sorted({t for t, _ in self.read_partitions})
         self.view_stats = {
             "read_committed_records": sum(r.data for r in seen["read_committed"]),
             "read_uncommitted_records": sum(r.data for r in seen["read_uncommitted"]),
@@ -251,6 +269,7 @@ class _Job:
             "phantom": self._phantom(),
             "order": self._order(),
             "torn_transaction": self._torn(),
+            "partly_read": self._partly_read(),
             "inconsistent_offset": self._inconsistent(),
             **self._exactly_once(eos_pairs),
             "zombie_write": self._examples("zombie", t.zombie, zombie),
@@ -373,7 +392,11 @@ class _Job:
         in_txn = c("sent") & c("state").isNotNull()  # a transaction no ledger line names is no transaction
         committed = in_txn & (c("state") == TXN_COMMITTED)
         aborted = in_txn & (c("state") == TXN_ABORTED)
-        to_read = c("sent") & c("topic").isin(*self.read_topics)
+        # The acknowledged partition where there is one; a send's topic where its partition is unknown.
+        ack_at = F.concat_ws("/", c("topic"), c("ack.partition").cast("string"))
+        to_read = c("sent") & F.when(
+            c("ack_pos").isNotNull(), ack_at.isin(*[f"{t}/{p}" for t, p in self.read_partitions])
+        ).otherwise(c("topic").isin(*self.read_topics))
         acted = F.when(c("commit_us") >= 0, c("commit_us")).otherwise(c("begin_us"))
         flags = {
             "visible": visible,
@@ -395,18 +418,20 @@ class _Job:
         }
         self.facts = self._cache(facts.select("*", *[F.coalesce(v, F.lit(False)).alias(k) for k, v in flags.items()]))
 
-        # torn_transaction: committed or undecided transactions partly in the view.
-        members = self.facts.where(c("in_txn") & c("to_read") & ~c("aborted"))
-        self.torn_members = members
-        self.torn = (
-            members.groupBy("key")
-            .agg(
-                F.count(F.lit(1)).alias("sent"),
-                F.count(F.when(c("visible"), 1)).alias("seen"),
+        # torn_transaction: committed or undecided transactions partly in the view, within
+        # the partitions read; partly_read: committed ones partly in partitions not read.
+        members = self.facts.where(c("in_txn") & ~c("aborted"))
+        self.torn_members = members.where("to_read")
+        per_txn = self._cache(
+            members.groupBy("key").agg(
+                F.count(F.when(c("to_read"), 1)).alias("sent"),
+                F.count(F.when(c("to_read") & c("visible"), 1)).alias("seen"),
+                F.count(F.when(~c("to_read") & c("committed"), 1)).alias("unread"),
                 F.max("producer").alias("producer"),  # one session per transaction: its producer
             )
-            .where((c("seen") > 0) & (c("seen") < c("sent")))
         )
+        self.torn = per_txn.where((c("seen") > 0) & (c("seen") < c("sent")))
+        self.partly = per_txn.where((c("sent") > 0) & (c("unread") > 0))
         # inconsistent_offset, the readers' part: rows of read_committed that read_uncommitted does not match.
         if self.rc is not None and self.ru is not None:
             ru = self.ru.select("pos", c("id").alias("ru_id"), F.lit(True).alias("there"))
@@ -472,6 +497,7 @@ class _Job:
                 F.max("ok_partition").alias("ok_partition"),
             ),
             self.torn.agg(F.count(F.lit(1)).alias("torn")),
+            self.partly.agg(F.count(F.lit(1)).alias("partly")),
             self.late.agg(F.count(F.lit(1)).alias("late")),
         ]
         if self.disagree is not None:
@@ -580,18 +606,12 @@ class _Job:
             gone = self.torn_members.where(~c("visible") & c("key").isin([r.key for r in rows]))
             for r in gone.withColumn("k", rank).where(c("k") <= self.n).collect():
                 missing[r.key].append(r.id)
-        examples = [
-            {
-                "producer": r.producer,
-                "session": r.key >> SEQ_BITS,
-                "txn": r.key & _SEQ_MASK,
-                "seen": r.seen,
-                "sent": r.sent,
-                "missing": sorted(missing[r.key]),
-            }
-            for r in rows
-        ]
+        examples = [_transaction(r, seen=r.seen, sent=r.sent, missing=sorted(missing[r.key])) for r in rows]
         return _finding(count, examples)
+
+    def _partly_read(self) -> dict[str, Any]:
+        rows = self._first(self.partly, "key") if self.counts.partly else []
+        return _finding(self.counts.partly, [_transaction(r, read=r.sent, not_read=r.unread) for r in rows])
 
     def _inconsistent(self) -> dict[str, Any]:
         if self.ru is None:
@@ -641,6 +661,11 @@ def _finding(count: int, examples: list[dict[str, Any]]) -> dict[str, Any]:
     return {"count": count, "examples": examples}
 
 
+def _transaction(r: Row, **counts: Any) -> dict[str, Any]:
+    """An example transaction: whose it is, then what was counted of it."""
+    return {"producer": r.producer, "session": r.key >> SEQ_BITS, "txn": r.key & _SEQ_MASK, **counts}
+
+
 def _about(r: Row) -> dict[str, Any]:
     return {"id": r.id, "producer": r.producer or "?", "session": r.session, "txn": r.txn if r.txn >= 0 else None}
 
@@ -685,11 +710,13 @@ def _header_state(path: Path) -> bool | None:
     return tuple(next(csv.reader([first.decode("utf-8", errors="replace")]), [])) == COLUMNS
 
 
-def _parquet_views(spark: SparkSession, reads: Path) -> dict[str, DataFrame]:
-    views = {}
+def _parquet_views(spark: SparkSession, reads: Path) -> tuple[dict[str, DataFrame], set[tuple[str, int]]]:
+    """The read-back files, and the partitions their readers say they read."""
+    views, declared = {}, set()
     for isolation in ISOLATIONS:
         path = view_path(reads, isolation)
         if path.exists():
+            declared |= {(t, p) for t, ps in partitions_read(pq.read_schema(path)).items() for p in ps}
             views[isolation] = spark.read.parquet(str(path)).select(
                 "topic",
                 F.col("partition").cast("long").alias("partition"),
@@ -697,10 +724,12 @@ def _parquet_views(spark: SparkSession, reads: Path) -> dict[str, DataFrame]:
                 F.col("id").cast("long").alias("id"),
                 F.monotonically_increasing_id().alias("order"),  # file order: decides which topic counts as first
             )
-    return views
+    return views, declared
 
 
-def _kafka_views(spark: SparkSession, bootstrap: str, topics: Sequence[str]) -> dict[str, DataFrame]:
+def _kafka_views(
+    spark: SparkSession, bootstrap: str, topics: Sequence[str]
+) -> tuple[dict[str, DataFrame], set[tuple[str, int]]]:
     """Both isolation levels' views of ``topics`` up to the high watermarks taken now, as ``read_back`` writes them."""
     ends = high_watermarks(bootstrap, topics)
     ending = json.dumps({t: {str(p): end for (tt, p), end in ends.items() if tt == t} for t in topics})
@@ -747,7 +776,7 @@ def _kafka_views(spark: SparkSession, bootstrap: str, topics: Sequence[str]) -> 
         # Topics first appear in the order listed. (read_back's files hold rows as they
         # arrived; that order only matters for a topic no ledger sent to, see summarize.)
         views[isolation] = rows.withColumn("order", _position(rank, "partition", "offset"))
-    return views
+    return views, set(ends)
 
 
 def high_watermarks(bootstrap: str, topics: Sequence[str], timeout_s: float = 10) -> dict[tuple[str, int], int]:

@@ -98,6 +98,10 @@ class AppProcess:
     def ledgers(self) -> list[Path]:
         return [i.ledger for i in self.incarnations if i.ledger.exists()]
 
+    def sent(self) -> int:
+        """Sends invoked so far, by every incarnation (its ledgers' ``invoke`` lines)."""
+        return sum(path.read_bytes().count(b"\ninvoke,") for path in self.ledgers())
+
     def reports(self) -> list[dict[str, Any]]:
         return [
             {"app": self.name, "incarnation": i.number, "exit": i.proc.poll(), **_last_json(i.out)}

@@ -30,7 +30,7 @@ from harness import history
 from harness.history import UNDECODABLE_ID
 from harness.ledger import LedgerWriter, make_id
 from harness.workloads.resume import SessionSoFar
-from harness.workloads.transactions import aborts_on_purpose, end_transaction, fenced
+from harness.workloads.transactions import aborts_on_purpose, end_transaction, fenced, report_progress_with
 
 FENCED_EXIT = 3  # the app stopped because it was fenced (or hit another fatal error)
 INIT_TRANSACTIONS_TIMEOUT_S = 30
@@ -53,6 +53,8 @@ class ProducerSpec:
     flush_timeout_s: float = 120.0
     # Ledgers of earlier incarnations of this app: resend what they did not finish.
     resume_from: list[str] = field(default_factory=list)
+    # Its login on a secured cluster (KafkaCluster.client_config), for every client it makes.
+    login: dict[str, str] = field(default_factory=dict)
 
     def save(self, path: Path) -> Path:
         path.write_text(json.dumps(asdict(self), indent=2))
@@ -92,7 +94,7 @@ class _Sender:
         self.errors: Counter[str] = Counter()
         self.longest_ack_gap_s = 0.0  # the longest time without any acknowledgement: unavailability
         self.sent = 0
-        self.producer = Producer({"bootstrap.servers": spec.bootstrap_servers, **spec.config})
+        self.producer = Producer({"bootstrap.servers": spec.bootstrap_servers, **spec.config, **spec.login})
         self.started = self._last_ack = time.monotonic()
 
     def _delivered(self, record_id: int, err: KafkaError | None, msg: Message) -> None:
@@ -177,7 +179,7 @@ def _committed_ids(spec: ProducerSpec) -> np.ndarray:
     from harness import readback
 
     with tempfile.TemporaryDirectory(prefix="resume-") as tmp:
-        reads = readback.read_back(spec.bootstrap_servers, [spec.topic], Path(tmp))
+        reads = readback.read_back(spec.bootstrap_servers, [spec.topic], Path(tmp), login=spec.login)
         return history.load([], reads).views["read_committed"].id
 
 
@@ -198,6 +200,7 @@ def run(spec: ProducerSpec) -> dict[str, Any]:
         return {"setup_error": {"error": err.name(), "message": err.str(), "config": config, "stage": stage}}
     ledger.session(spec.session, transactional_id)
     plan = _plan(spec, bool(transactional_id))
+    report_progress_with(lambda: sender.report(resent=len(plan.resend)))
     seqs = plan.seqs(spec.count)
     if not transactional_id:
         for seq in seqs:

@@ -43,7 +43,14 @@ from harness.ledger import LedgerWriter, make_id
 from harness.sink import Sink
 from harness.workloads.producer import FENCED_EXIT, decode_id, encode_value
 from harness.workloads.resume import SessionSoFar
-from harness.workloads.transactions import ABORTED, aborts_on_purpose, end_transaction, fenced
+from harness.workloads.transactions import (
+    ABORTED,
+    aborts_on_purpose,
+    bounded,
+    end_transaction,
+    fenced,
+    report_progress_with,
+)
 
 
 @dataclass
@@ -66,6 +73,7 @@ class TransformerSpec:
     consumer_config: dict[str, Any] = field(default_factory=dict)
     resume_from: list[str] = field(default_factory=list)  # ledgers of earlier incarnations
     sink_db: str = ""  # a SQLite file: the effects go there, not to the output topic
+    login: dict[str, str] = field(default_factory=dict)  # on a secured cluster, for both clients
 
 
 class _App:
@@ -85,15 +93,17 @@ class _App:
                 # group in seconds, so a restarted app is not kept waiting for it.
                 "session.timeout.ms": 6000,
                 **spec.consumer_config,
+                **spec.login,
             }
         )
-        producer_config = {"bootstrap.servers": spec.bootstrap_servers, **spec.producer_config}
+        producer_config = {"bootstrap.servers": spec.bootstrap_servers, **spec.producer_config, **spec.login}
         if self.transactional:
             producer_config["transactional.id"] = spec.transactional_id or f"{spec.group_id}-{spec.session}"
         self.transactional_id = producer_config.get("transactional.id", "")
         self.producer = Producer(producer_config)
         self.sink = Sink(Path(spec.sink_db), f"session-{spec.session}") if spec.sink_db else None
         so_far = SessionSoFar.read(spec.resume_from, spec.session)  # a restart carries on its ids
+        report_progress_with(self._report)
         self.seq, self.txn = so_far.next_seq, so_far.next_txn
 
     def _delivered(self, record_id: int, err: KafkaError | None, msg: Message) -> None:
@@ -220,7 +230,8 @@ class _App:
         self._emit(batch, txn)
 
         def add_offsets() -> None:
-            p.send_offsets_to_transaction(c.position(c.assignment()), c.consumer_group_metadata(), 30)
+            with bounded("send_offsets_to_transaction", 30):
+                p.send_offsets_to_transaction(c.position(c.assignment()), c.consumer_group_metadata(), 30)
             time.sleep(spec.pause_before_commit_ms / 1000)
 
         outcome = end_transaction(

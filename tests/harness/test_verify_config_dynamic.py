@@ -20,6 +20,7 @@ import pytest
 from harness import config_catalogue, docker_engine
 from harness.config import LABEL_PID
 from harness.config_catalogue import Kind
+from harness.errors import HarnessError
 from harness.verify_dynamic import Applied, Dynamic, Row, apply, choose, guarantee_scenario
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "configs"
@@ -110,6 +111,12 @@ def test_the_guarantee_runs_the_files_but_keeps_the_fault_timing() -> None:
     # B3's producer writes transactions; the lossy one does not, so the scenario's stays.
     scenario, whose = guarantee_scenario(b3, apply(files))
     assert whose.startswith("the scenario's") and scenario.guarantee.app["config"] == b3.workload.config
+
+
+@pytest.mark.parametrize(("sid", "why"), [("B1", "pipeline"), ("B9", "research"), ("B10", "ACLs")])
+def test_scenarios_your_files_cannot_run_are_refused(sid: str, why: str) -> None:
+    with pytest.raises(HarnessError, match=why):
+        choose([sid])
 
 
 def test_safe_files_hold(tmp_path: Path) -> None:

@@ -12,13 +12,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
 import pytest
 
 from harness import scenario
 from harness.cluster import KafkaCluster
 from harness.runner import run_pair, run_variant
-from harness.verdict import PairVerdict
+from harness.scenario import HIJACKER, PRODUCER
+from harness.verdict import PairVerdict, VariantVerdict
 from scenarios.c_faults import KILLS
 
 SCENARIOS = list(scenario.all_scenarios())
@@ -65,6 +67,18 @@ def _b3_every_aborted_record_and_only_those(pair: PairVerdict) -> None:
     assert pair.guarantee.result.stats["transactions_aborted"] == 20
 
 
+def _b10_the_app_is_fenced_or_the_hijacker_refused(pair: PairVerdict) -> None:
+    def report(v: VariantVerdict, app: str) -> dict[str, Any]:
+        return next(r for r in v.context["workload"] if r["app"] == app)
+
+    app, hijacker = report(pair.control, PRODUCER), report(pair.control, HIJACKER)
+    assert app["exit"] == 3 and app["fenced"]["error"] in ("_FENCED", "PRODUCER_FENCED"), app
+    assert hijacker["exit"] == 0 and "setup_error" not in hijacker, hijacker  # it got the id
+    app, hijacker = report(pair.guarantee, PRODUCER), report(pair.guarantee, HIJACKER)
+    assert hijacker["setup_error"]["error"] == "TRANSACTIONAL_ID_AUTHORIZATION_FAILED", hijacker
+    assert app["exit"] == 0 and "fenced" not in app and app["outcomes"]["ok"] == 1000, app
+
+
 def _spark_driver_killed_mid_batch_twice(pair: PairVerdict) -> None:
     for v in (pair.control, pair.guarantee):
         kills = [f for f in v.context["faults"] if f["fault"] == "kill"]
@@ -90,6 +104,7 @@ EXTRA_CHECKS: dict[str, Callable[[PairVerdict], None]] = {
     "B2a": _b2a_zombie_was_told_it_is_fenced,
     "B3": _b3_every_aborted_record_and_only_those,
     "B4": _b4_stall_is_about_the_transaction_timeout,
+    "B10": _b10_the_app_is_fenced_or_the_hijacker_refused,
 }
 
 

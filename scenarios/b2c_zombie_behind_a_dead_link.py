@@ -1,0 +1,57 @@
+"""B2c — the zombie is made by the network: its links to every broker go silent.
+
+The same story as B2b, but the app does not stall: its network does. Every byte between
+one app instance and the brokers is swallowed (a blackhole on its own client links; the
+other instance's links stay healthy). Its consumer stops heartbeating, the group hands
+its partitions to the other instance, and when the links come back the cut-off instance
+carries on with the batch it had in hand. Without transactions that batch is processed
+twice. With transactions (distinct transactional.ids, offsets sent with the consumer's
+group metadata) the zombie's offsets are refused or its transaction is aborted, and each
+input keeps exactly one visible output.
+
+Fault: once transformer-1 is mid-stream (500 outputs sent), blackhole both directions of
+its client links to every broker for 15 s (past its 6 s session timeout), then heal.
+Control (plain apps): inputs processed twice.
+Guarantee (transactional, KIP-447): exactly one output per input.
+"""
+
+from harness.faults import AppSent, Brokers, Step, blackhole
+from harness.scenario import PipelineWorkload, Scenario, Variant, transformer
+from harness.verdict import FORBIDDEN, REQUIRED
+
+CUT_OFF_S = 15.0  # longer than the consumer's session timeout (6 s) plus a rebalance
+# Requests lost in the blackhole are given up after this, rather than librdkafka's 60 s.
+REQUEST_TIMEOUT_MS = 10_000
+
+SCENARIO = Scenario(
+    id="B2c",
+    title="zombie app behind a dead network link: fenced through the group metadata",
+    story=__doc__ or "",
+    workload=PipelineWorkload(
+        inputs=8000,  # both instances still busy when the link dies
+        partitions=4,
+        instances=2,
+        own_links=(1,),
+        batch_size=50,
+        pause_before_commit_ms=150,
+        producer_config={"socket.timeout.ms": REQUEST_TIMEOUT_MS},
+        consumer_config={"socket.timeout.ms": REQUEST_TIMEOUT_MS},
+    ),
+    schedule=lambda topic: [
+        # Mid-stream, not at a fixed time: a slow start (group still joining) would leave
+        # the cut-off instance nothing in hand, and so nothing to do twice.
+        Step(
+            at_s=0.0,
+            fault=blackhole(Brokers(), listener="client2"),
+            duration_s=CUT_OFF_S,
+            when=AppSent(transformer(1), 500),
+        ),
+    ],
+    control=Variant("control", {}, expect={"eos_repeated": REQUIRED}, app={"mode": "plain"}),
+    guarantee=Variant(
+        "guarantee",
+        {},
+        expect={"eos_repeated": FORBIDDEN, "eos_missing": FORBIDDEN, "duplicate": FORBIDDEN, "aborted_read": FORBIDDEN},
+        app={"mode": "transactional"},
+    ),
+)
