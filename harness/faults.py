@@ -19,10 +19,12 @@ import itertools
 import signal
 import threading
 import time
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
+from harness.cluster import LISTENERS
 from harness.progress import say
 from harness.proxy import FROM_BROKER, TO_BROKER
 from harness.waits import wait_until
@@ -369,7 +371,11 @@ class Faults:
         self.cluster = cluster
         self.apps = apps if apps is not None else {}
         self.log: list[Injected] = []
+        # Toxic names carry this object's own prefix, so two sides running at once on one
+        # cluster never collide, and each sweeps up only what it did.
+        self._prefix = f"f{uuid.uuid4().hex[:6]}"
         self._names = itertools.count(1)
+        self._cut: set[str] = set()  # proxies this object disabled
 
     def inject(self, spec: FaultSpec) -> Injected:
         brokers = spec.target.resolve(self.cluster)
@@ -408,6 +414,7 @@ class Faults:
         assert api is not None
         proxies = [self.cluster.proxy_name(b, listener) for b in brokers for listener in spec.listeners]
         if spec.kind == "cut":
+            self._cut.update(proxies)
             for proxy in proxies:
                 api.set_enabled(proxy, False)
 
@@ -419,7 +426,7 @@ class Faults:
         added: list[tuple[str, str]] = []
         for proxy in proxies:
             for stream in _STREAMS[spec.direction]:
-                name = f"{spec.kind}-{stream}-{next(self._names)}"
+                name = f"{self._prefix}-{spec.kind}-{stream}-{next(self._names)}"
                 api.add_toxic(proxy, name, LINK_TOXICS[spec.kind], stream, dict(spec.params))
                 added.append((proxy, name))
 
@@ -461,14 +468,21 @@ class Faults:
         )
 
     def heal_all(self) -> None:
-        """Undo every fault still active, then make sure no toxic or dead broker remains."""
+        """Undo every fault still active, then make sure none of this object's toxics or cut
+        links, and no dead broker, remains."""
         for injected in reversed(self.log):
             try:
                 injected.heal()
             except Exception as exc:  # keep healing the rest; the final sweep below retries
                 say(f"heal of {injected.spec.describe()} failed: {exc}")
-        if self.cluster.proxies is not None:
-            self.cluster.proxies.reset()
+        api = self.cluster.proxies
+        if api is not None:
+            for proxy in self._cut:
+                api.set_enabled(proxy, True)
+            for proxy in (self.cluster.proxy_name(b, lst) for b in self.cluster.brokers for lst in LISTENERS):
+                for name in api.toxics(proxy):
+                    if name.startswith(self._prefix):
+                        api.remove_toxic(proxy, name)
         down = []
         for node_id, broker in self.cluster.brokers.items():
             c = broker.docker()

@@ -13,6 +13,7 @@ import json
 import time
 import uuid
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -336,6 +337,13 @@ def run_pair(cluster: KafkaCluster, scenario: Scenario, runs_dir: Path) -> PairV
         with _start_own(cluster, scenario.control) as shared:
             control = _run_variant(shared, scenario, scenario.control, base / "control")
             guarantee = _run_variant(shared, scenario, scenario.guarantee, base / "guarantee")
+    elif scenario.sides_together and own is None and _own_cluster(scenario.guarantee) is None:
+        with ThreadPoolExecutor(2) as pool:
+            sides = [
+                pool.submit(_run_variant, cluster, scenario, v, base / v.name)
+                for v in (scenario.control, scenario.guarantee)
+            ]
+            control, guarantee = (side.result() for side in sides)
     else:
         control = run_variant(cluster, scenario, scenario.control, base / "control")
         guarantee = run_variant(cluster, scenario, scenario.guarantee, base / "guarantee")

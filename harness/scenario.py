@@ -148,6 +148,10 @@ class Scenario:
     # A research scenario makes no pass/fail claim: both sides run and the checker's
     # findings are reported (pair outcome "reported").
     research: bool = False
+    # Both sides at once on the shared cluster (each with its own topics, apps and fault
+    # schedule): for sides that spend their time waiting, e.g. on Spark driver starts.
+    # Their link faults on a common listener then overlap.
+    sides_together: bool = False
 
     @property
     def one_line(self) -> str:

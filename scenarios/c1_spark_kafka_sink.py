@@ -33,6 +33,7 @@ SCENARIO = Scenario(
     # 10 ms per record: a batch takes seconds to write, so a kill lands while it writes.
     workload=SparkWorkload(job="kafka_sink", delay_ms_per_record=10.0),
     schedule=driver_kills,
+    sides_together=True,  # each side is mostly JVM starts: run them at once
     control=Variant(
         "control", {}, expect={"sink_repeated": REQUIRED, "sink_missing": FORBIDDEN}, app={"keep_checkpoint": False}
     ),

@@ -23,6 +23,7 @@ SCENARIO = Scenario(
     story=__doc__ or "",
     workload=SparkWorkload(job="sqlite_sink", pause_after_write_ms=800),
     schedule=driver_kills,
+    sides_together=True,  # each side is mostly JVM starts: run them at once
     control=Variant("control", {}, expect={"sink_repeated": REQUIRED}, app={"mode": "plain"}),
     guarantee=Variant(
         "guarantee",

@@ -24,6 +24,7 @@ SCENARIO = Scenario(
         job="sqlite_sink", mode="idempotent", pause_after_write_ms=800, input_txn_size=20, input_abort_every=3
     ),
     schedule=driver_kills,
+    sides_together=True,  # each side is mostly JVM starts: run them at once
     control=Variant("control", {}, expect={"sink_aborted": REQUIRED}, app={"isolation_level": "read_uncommitted"}),
     guarantee=Variant(
         "guarantee",

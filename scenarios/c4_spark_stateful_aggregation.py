@@ -23,6 +23,7 @@ SCENARIO = Scenario(
     story=__doc__ or "",
     workload=SparkWorkload(job="aggregate", pause_after_write_ms=800),
     schedule=driver_kills,
+    sides_together=True,  # each side is mostly JVM starts: run them at once
     control=Variant("control", {}, expect={"aggregate_mismatch": REQUIRED}, app={"mode": "increments"}),
     guarantee=Variant(
         "guarantee", {}, expect={"aggregate_mismatch": FORBIDDEN, "lost": FORBIDDEN}, app={"mode": "totals"}
