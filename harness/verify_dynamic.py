@@ -51,7 +51,7 @@ from harness.config_catalogue import ConfigFile, Kind
 from harness.config_rules import why_idempotence_is_off
 from harness.errors import HarnessError
 from harness.progress import say
-from harness.scenario import ProducerWorkload, Scenario, Variant
+from harness.scenario import ProducerWorkload, Scenario, SparkWorkload, Variant
 from harness.verdict import FORBIDDEN, PairVerdict
 
 DEFAULT_SCENARIOS = ("A1", "A3", "B3")
@@ -225,6 +225,8 @@ def choose(ids: list[str]) -> list[Scenario]:
                 if s.research
                 else "about ACLs on a secured cluster of its own, not your files"
                 if s.guarantee.acls
+                else "a Spark streaming job, not a producer file"
+                if isinstance(s.workload, SparkWorkload)
                 else "a consume-transform-produce pipeline, not a producer file"
             )
             raise HarnessError(f"scenario {s.id} cannot run with your files: it is {why}; choose a producer scenario")
