@@ -1,0 +1,2 @@
+"""The Spark jobs as a package, so the harness (e.g. the ``kafka-harness`` command) can import
+them; each job also runs as a script (``python spark_jobs/<job>.py``) or under spark-submit."""
