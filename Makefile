@@ -10,7 +10,7 @@ $(VENV)/python:
 	@echo "no .venv: run \`make setup\` first" >&2; exit 2
 
 test: $(VENV)/python  ## everything, against a real three-broker cluster
-	$(VENV)/python -m pytest -ra
+	$(VENV)/python -m pytest -ra --durations=40
 
 test-unit: $(VENV)/python  ## only the tests that need no cluster
 	$(VENV)/python -m pytest -ra tests/harness/test_checker.py tests/harness/test_config.py tests/harness/test_spark.py tests/test_cli.py \

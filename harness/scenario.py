@@ -148,9 +148,10 @@ class Scenario:
     # A research scenario makes no pass/fail claim: both sides run and the checker's
     # findings are reported (pair outcome "reported").
     research: bool = False
-    # Both sides at once on the shared cluster (each with its own topics, apps and fault
-    # schedule): for sides that spend their time waiting, e.g. on Spark driver starts.
-    # Their link faults on a common listener then overlap.
+    # Both sides at once on the shared cluster, each with its own topics, apps and fault
+    # schedule: for sides that cannot disturb each other (no faults, or faults on their
+    # own apps), or whose time is mostly waiting (Spark driver starts). Link faults on a
+    # listener both sides use then overlap.
     sides_together: bool = False
 
     @property

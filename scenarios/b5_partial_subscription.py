@@ -26,6 +26,7 @@ SCENARIO = Scenario(
     workload=ProducerWorkload(count=800, rate_per_s=400, keys=16, txn_size=8, config={"transactional.id": "b5-app"}),
     partitions=4,
     schedule=lambda topic: [],
+    sides_together=True,  # no fault: the sides cannot disturb each other
     control=Variant(
         "control", {}, expect={"partly_read": REQUIRED, **WITHIN_THE_PARTITIONS_READ}, read_partitions=(0, 1)
     ),

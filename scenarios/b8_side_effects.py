@@ -27,6 +27,7 @@ SCENARIO = Scenario(
     story=__doc__ or "",
     workload=PipelineWorkload(inputs=4000, partitions=3, batch_size=50, pause_before_commit_ms=150, sink="sqlite"),
     schedule=lambda topic: [Step(at_s=at, fault=kill(App(transformer(1))), duration_s=1.0) for at in KILLS_AT_S],
+    sides_together=True,  # faults hit each side's own app only
     control=Variant("control", {}, expect={"sink_repeated": REQUIRED}, app={"mode": "plain"}),
     guarantee=Variant(
         "guarantee",
