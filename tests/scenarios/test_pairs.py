@@ -47,7 +47,9 @@ def _a4_restart_resent_unfinished_records(pair: PairVerdict) -> None:
     for v in (pair.control, pair.guarantee):
         first, second = v.context["workload"]
         assert first["exit"] == -9 and second["exit"] == 0, v.context["workload"]
-        assert second["resent"] > 0
+    # The control's duplicates are its resends. The guarantee may rightly resend nothing:
+    # killed after its last commit was sent, it finds that commit in the log (seen in CI).
+    assert pair.control.context["workload"][1]["resent"] > 0, pair.control.context["workload"]
 
 
 def _b2a_zombie_was_told_it_is_fenced(pair: PairVerdict) -> None:
