@@ -1,6 +1,7 @@
 """Read back every record of the touched topics, from the beginning up to the high watermark.
 
-Twice: once as a ``read_committed`` consumer and once as a ``read_uncommitted`` one. Each
+Twice, up to the same high watermarks: once as a ``read_committed`` consumer (which gets
+there only once no transaction is open below them) and once as a ``read_uncommitted`` one. Each
 pass streams its rows into a Parquet file (``harness.history.view_path``) in batches, so a
 long history never sits in memory as Python objects. In the ``read_uncommitted`` pass every
 offset below the high watermark that returned no record is written as a marker row
@@ -52,21 +53,23 @@ def read_back(
     ``login``: on a secured cluster, a user allowed to read them (KafkaCluster.client_config).
     """
     out_dir.mkdir(parents=True, exist_ok=True)
+    # Asked as a read_uncommitted client: a read_committed one is told the last stable
+    # offset instead, and would stop short of records behind a still-open transaction.
+    probe = _consumer(bootstrap, "read_uncommitted", login or {})
+    try:
+        marks = _high_watermarks(probe, topics)
+    finally:
+        probe.close()
+    only = only or {}
+    targets = {(t, p): hwm for (t, p), hwm in marks.items() if t not in only or p in only[t]}
     for isolation in ISOLATIONS:
-        _read_view(bootstrap, topics, only or {}, isolation, view_path(out_dir, isolation), timeout_s, login or {})
+        consumer = _consumer(bootstrap, isolation, login or {})
+        _read_view(consumer, targets, isolation, view_path(out_dir, isolation), timeout_s)
     return out_dir
 
 
-def _read_view(
-    bootstrap: str,
-    topics: list[str],
-    only: dict[str, tuple[int, ...]],
-    isolation: str,
-    path: Path,
-    timeout_s: float,
-    login: dict[str, str],
-) -> None:
-    consumer = Consumer(
+def _consumer(bootstrap: str, isolation: str, login: dict[str, str]) -> Consumer:
+    return Consumer(
         {
             "bootstrap.servers": bootstrap,
             "group.id": f"harness-readback-{uuid.uuid4().hex[:8]}",
@@ -78,12 +81,16 @@ def _read_view(
             **login,
         }
     )
+
+
+def _read_view(
+    consumer: Consumer, targets: dict[tuple[str, int], int], isolation: str, path: Path, timeout_s: float
+) -> None:
+    """Read ``targets``' partitions from the start to their high watermark with ``consumer``
+    (closed at the end) into ``path``."""
     rows: dict[str, list] = {name: [] for name in SCHEMA.names}
     seen: dict[tuple[str, int], list[int]] = {}
     try:
-        targets = {
-            (t, p): hwm for (t, p), hwm in _high_watermarks(consumer, topics).items() if t not in only or p in only[t]
-        }
         read: dict[str, list[int]] = {}
         for t, p in targets:
             read.setdefault(t, []).append(p)
