@@ -388,11 +388,24 @@ class KafkaCluster:
 
     def elect_preferred_leader(self, topic: str, partition: int = 0, timeout_s: float = 30) -> None:
         """Make the first replica the leader again; it must be in the ISR by then."""
-        future = self.admin().elect_leaders(ElectionType.PREFERRED, [TopicPartition(topic, partition)])
-        failure = next(iter(future.result(timeout_s).values()), None)
-        err = failure.args[0] if isinstance(failure, KafkaException) else failure
-        # ELECTION_NOT_NEEDED: it already leads, which is what was asked for.
-        if err is not None and err.code() != KafkaError.ELECTION_NOT_NEEDED:
+
+        def elect() -> KafkaError | None:
+            future = self.admin().elect_leaders(ElectionType.PREFERRED, [TopicPartition(topic, partition)])
+            failure = next(iter(future.result(timeout_s).values()), None)
+            err = failure.args[0] if isinstance(failure, KafkaException) else failure
+            # ELECTION_NOT_NEEDED: it already leads, which is what was asked for.
+            return None if err is None or err.code() == KafkaError.ELECTION_NOT_NEEDED else err
+
+        # Just back in the ISR, the replica may not count as available to the controller
+        # yet (seen in CI for A6): PREFERRED_LEADER_NOT_AVAILABLE is asked again.
+        err = wait_until(
+            elect,
+            lambda e: e is None or e.code() != KafkaError.PREFERRED_LEADER_NOT_AVAILABLE,
+            timeout_s,
+            f"a preferred leader election for {topic}-{partition}",
+            interval_s=1.0,
+        )
+        if err is not None:
             raise HarnessError(f"preferred leader election for {topic}-{partition} failed: {err.str()}")
 
     def registered_brokers(self) -> list[int]:
