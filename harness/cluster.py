@@ -97,6 +97,9 @@ class Broker:
         return self.docker().logs(tail=lines).decode(errors="replace")
 
 
+_CREATE_ATTEMPTS = 3  # creating a topic, when the failure is transient
+
+
 class KafkaCluster:
     """Three combined broker+controller KRaft nodes and one Toxiproxy, as a context manager.
 
@@ -341,13 +344,22 @@ class KafkaCluster:
         config: dict[str, str] | None = None,
         timeout_s: float = 30,
     ) -> None:
-        futures = self.admin().create_topics(
-            [NewTopic(name, partitions, replication_factor, config=config or {})], operation_timeout=timeout_s
-        )
-        try:
-            futures[name].result(timeout_s)
-        except KafkaException as exc:
-            raise HarnessError(f"cannot create topic {name}: {exc.args[0].str()}") from exc
+        for attempt in range(_CREATE_ATTEMPTS):
+            futures = self.admin().create_topics(
+                [NewTopic(name, partitions, replication_factor, config=config or {})], operation_timeout=timeout_s
+            )
+            try:
+                futures[name].result(timeout_s)
+                break
+            except KafkaException as exc:
+                err = exc.args[0]
+                if attempt and err.code() == KafkaError.TOPIC_ALREADY_EXISTS:
+                    break  # an earlier attempt got through after all
+                # On a fresh cluster the request may go to a bootstrap connection that the
+                # client is just replacing with the advertised brokers' (_DESTROY_BROKER, seen
+                # in CI on a cluster's first topic): a transient failure, asked again.
+                if attempt == _CREATE_ATTEMPTS - 1 or not (err.retriable() or err.code() == KafkaError._DESTROY_BROKER):
+                    raise HarnessError(f"cannot create topic {name}: {err.str()}") from exc
         for p in range(partitions):
             self.wait_for_isr(name, p, replication_factor, timeout_s)
 
