@@ -30,11 +30,7 @@ from spark_jobs import common, sqlite_tables
 
 
 def arguments() -> argparse.ArgumentParser:
-    p = common.parser(__doc__.splitlines()[0])
-    p.add_argument("--db", required=True, help="SQLite file (created if missing)")
-    p.add_argument("--mode", choices=("totals", "increments"), default="totals")
-    p.add_argument("--pause-after-write-ms", type=int, default=0)
-    return p
+    return common.add_sqlite_sink(common.parser(__doc__.splitlines()[0]), ("totals", "increments"))
 
 
 def _per_key(rows: DataFrame) -> DataFrame:

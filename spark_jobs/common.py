@@ -60,6 +60,14 @@ def parser(description: str) -> argparse.ArgumentParser:
     return p
 
 
+def add_sqlite_sink(p: argparse.ArgumentParser, modes: tuple[str, ...]) -> argparse.ArgumentParser:
+    """The arguments of a job whose foreachBatch writes into SQLite; ``modes[0]`` is the default."""
+    p.add_argument("--db", required=True, help="SQLite file (created if missing)")
+    p.add_argument("--mode", choices=modes, default=modes[0])
+    p.add_argument("--pause-after-write-ms", type=int, default=0)
+    return p
+
+
 def session(args: argparse.Namespace, app_name: str) -> SparkSession:
     # Under spark-submit the JVM exists already (PYSPARK_GATEWAY_PORT) and its --master rules.
     submitted = "PYSPARK_GATEWAY_PORT" in os.environ

@@ -32,11 +32,7 @@ from spark_jobs import common, sqlite_tables
 
 
 def arguments() -> argparse.ArgumentParser:
-    p = common.parser(__doc__.splitlines()[0])
-    p.add_argument("--db", required=True, help="SQLite file (created if missing)")
-    p.add_argument("--mode", choices=("idempotent", "plain"), default="idempotent")
-    p.add_argument("--pause-after-write-ms", type=int, default=0)
-    return p
+    return common.add_sqlite_sink(common.parser(__doc__.splitlines()[0]), ("idempotent", "plain"))
 
 
 def build(spark: SparkSession, args: argparse.Namespace) -> dict[str, Any]:
