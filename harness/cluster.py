@@ -51,12 +51,14 @@ from harness.progress import say, step
 from harness.proxy import ToxiproxyAPI
 from harness.waits import wait_until
 
-# Two client entries: "client" for the harness and most apps, "client2" for an app whose
-# own links a fault must hit alone (a client uses the listener it bootstrapped through).
-CLIENT_LISTENERS = ("client", "client2")
+# Client entries: "client" for the harness and most apps; "client2" and "client3" for apps
+# whose own links a fault must hit alone (a client uses the listener it bootstrapped
+# through), one each for the two sides of a pair run at once (harness.faults.OWN_LINKS).
+OWN_LINK_LISTENERS = ("client2", "client3")
+CLIENT_LISTENERS = ("client", *OWN_LINK_LISTENERS)
 LISTENERS = (*CLIENT_LISTENERS, "replication", "controller")
-_BROKER_PORT = {"client": 9092, "replication": 9093, "controller": 9094, "client2": 9095}
-_PROXY_PORT_BASE = {"client": 19090, "replication": 29090, "controller": 39090, "client2": 49090}
+_BROKER_PORT = {"client": 9092, "replication": 9093, "controller": 9094, "client2": 9095, "client3": 9096}
+_PROXY_PORT_BASE = {"client": 19090, "replication": 29090, "controller": 39090, "client2": 49090, "client3": 59090}
 _TOXIPROXY_API_PORT = 8474
 PROBE_TOPIC = "__harness_probe"
 

@@ -21,16 +21,21 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from harness.cluster import LISTENERS
+from harness.cluster import LISTENERS, OWN_LINK_LISTENERS
 from harness.progress import say
 from harness.proxy import FROM_BROKER, TO_BROKER
 from harness.waits import wait_until
 
 if TYPE_CHECKING:
     from harness.cluster import KafkaCluster
+
+# The listener a scenario names for "the links of the apps that have their own": a fault
+# on it hits only those apps. Each side of a pair run at once has its own such listener
+# (``Faults(own_links=...)``); a side's faults on OWN_LINKS go to its listener.
+OWN_LINKS = OWN_LINK_LISTENERS[0]
 
 Direction = Literal["to_broker", "from_broker", "both"]
 _STREAMS: dict[str, tuple[str, ...]] = {
@@ -58,7 +63,7 @@ class Node:
 
 @dataclass(frozen=True)
 class Brokers:
-    """Every broker: with listener "client2", every link of the apps that use it."""
+    """Every broker: with listener OWN_LINKS, every link of the apps that have their own."""
 
     def resolve(self, cluster: KafkaCluster) -> list[int]:
         return sorted(cluster.brokers)
@@ -367,9 +372,12 @@ class Injected:
 class Faults:
     """Injects faults into one cluster and remembers them, for healing and for the report."""
 
-    def __init__(self, cluster: KafkaCluster, apps: dict[str, AppHandle] | None = None) -> None:
+    def __init__(
+        self, cluster: KafkaCluster, apps: dict[str, AppHandle] | None = None, own_links: str = OWN_LINKS
+    ) -> None:
         self.cluster = cluster
         self.apps = apps if apps is not None else {}
+        self.own_links = own_links  # the listener this side's own-link apps use
         self.log: list[Injected] = []
         # Toxic names carry this object's own prefix, so two sides running at once on one
         # cluster never collide, and each sweeps up only what it did.
@@ -378,6 +386,7 @@ class Faults:
         self._cut: set[str] = set()  # proxies this object disabled
 
     def inject(self, spec: FaultSpec) -> Injected:
+        spec = replace(spec, listeners=tuple(self.own_links if lst == OWN_LINKS else lst for lst in spec.listeners))
         brokers = spec.target.resolve(self.cluster)
         if isinstance(spec.target, App):
             undo = self._app(spec.kind, spec.target.name)

@@ -14,12 +14,13 @@ import time
 import uuid
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import nullcontext
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from harness import checker, history, readback
-from harness.cluster import KafkaCluster
+from harness.cluster import OWN_LINK_LISTENERS, KafkaCluster
 from harness.errors import HarnessError
 from harness.faults import Faults, Schedule
 from harness.lso_probe import LsoProbe
@@ -73,16 +74,21 @@ def _start_own(cluster: KafkaCluster, variant: Variant) -> KafkaCluster:
     return KafkaCluster(settings).with_broker_properties(variant.broker_settings)
 
 
-def run_variant(cluster: KafkaCluster, scenario: Scenario, variant: Variant, run_dir: Path) -> VariantVerdict:
+def run_variant(
+    cluster: KafkaCluster, scenario: Scenario, variant: Variant, run_dir: Path, own_links: str = OWN_LINK_LISTENERS[0]
+) -> VariantVerdict:
     """Run one side on ``cluster``, or on a cluster of its own when it asks for other broker
-    settings, another Kafka version or other client security (started and removed around it)."""
+    settings, another Kafka version or other client security (started and removed around it).
+    Its apps with links of their own use the listener ``own_links``."""
     if _own_cluster(variant) is None:
-        return _run_variant(cluster, scenario, variant, run_dir)
+        return _run_variant(cluster, scenario, variant, run_dir, own_links)
     with _start_own(cluster, variant) as own:
-        return _run_variant(own, scenario, variant, run_dir)
+        return _run_variant(own, scenario, variant, run_dir, own_links)
 
 
-def _run_variant(cluster: KafkaCluster, scenario: Scenario, variant: Variant, run_dir: Path) -> VariantVerdict:
+def _run_variant(
+    cluster: KafkaCluster, scenario: Scenario, variant: Variant, run_dir: Path, own_links: str
+) -> VariantVerdict:
     run_dir.mkdir(parents=True, exist_ok=True)
     base = f"{scenario.id.lower()}-{variant.name}-{uuid.uuid4().hex[:6]}"
     topic_config = {**scenario.topic_config, **variant.topic_config}
@@ -90,14 +96,14 @@ def _run_variant(cluster: KafkaCluster, scenario: Scenario, variant: Variant, ru
     if isinstance(w, ProducerWorkload):
         plan = _producer_plan(cluster, scenario, replace(w, **variant.app), variant, run_dir, base, topic_config)
     elif isinstance(w, SparkWorkload):
-        plan = _spark_plan(cluster, replace(w, **variant.app), variant, run_dir, base, topic_config)
+        plan = _spark_plan(cluster, replace(w, **variant.app), variant, run_dir, base, topic_config, own_links)
     else:
-        plan = _pipeline_plan(cluster, replace(w, **variant.app), variant, run_dir, base, topic_config)
+        plan = _pipeline_plan(cluster, replace(w, **variant.app), variant, run_dir, base, topic_config, own_links)
     transactional_id = plan.config.get("transactional.id")
     cluster.allow(
         list(variant.acls), {"topic": plan.topics, "transactional_id": [transactional_id] if transactional_id else []}
     )
-    faults = Faults(cluster, apps={app.name: app for app in plan.apps})
+    faults = Faults(cluster, apps={app.name: app for app in plan.apps}, own_links=own_links)
     schedule = Schedule(faults, scenario.schedule(plan.main_topic))
     with step(f"{scenario.id} {variant.name}: {', '.join(a.name for a in plan.autostart)} on {plan.main_topic}"):
         for app in plan.autostart:
@@ -229,7 +235,13 @@ def _fill(cluster: KafkaCluster, run_dir: Path, source: str, w: ProducerWorkload
 
 
 def _pipeline_plan(
-    cluster: KafkaCluster, w: PipelineWorkload, variant: Variant, run_dir: Path, base: str, topic_config: dict[str, str]
+    cluster: KafkaCluster,
+    w: PipelineWorkload,
+    variant: Variant,
+    run_dir: Path,
+    base: str,
+    topic_config: dict[str, str],
+    own_links: str,
 ) -> _Plan:
     source, sink = f"{base}-in", f"{base}-out"
     sink_db = (Path(w.sink_db) if w.sink_db else run_dir / "sink.sqlite") if w.sink == "sqlite" else None
@@ -240,7 +252,7 @@ def _pipeline_plan(
     apps = []
     for i in range(1, w.instances + w.standby + 1):
         spec = TransformerSpec(
-            bootstrap_servers=cluster.bootstrap_servers("client2" if i in w.own_links else "client"),
+            bootstrap_servers=cluster.bootstrap_servers(own_links if i in w.own_links else "client"),
             input_topic=source,
             output_topic=sink,
             group_id=f"{base}-group",
@@ -277,7 +289,13 @@ def _pipeline_plan(
 
 
 def _spark_plan(
-    cluster: KafkaCluster, w: SparkWorkload, variant: Variant, run_dir: Path, base: str, topic_config: dict[str, str]
+    cluster: KafkaCluster,
+    w: SparkWorkload,
+    variant: Variant,
+    run_dir: Path,
+    base: str,
+    topic_config: dict[str, str],
+    own_links: str,
 ) -> _Plan:
     source = f"{base}-in"
     to_kafka = w.job == "kafka_sink"
@@ -297,7 +315,7 @@ def _spark_plan(
     fill = _fill(cluster, run_dir, source, filler, input_config)
     args = [
         "--bootstrap-servers",
-        cluster.bootstrap_servers("client2"),
+        cluster.bootstrap_servers(own_links),
         "--topic",
         source,
         "--isolation-level",
@@ -332,21 +350,21 @@ def _spark_plan(
 
 def run_pair(cluster: KafkaCluster, scenario: Scenario, runs_dir: Path) -> PairVerdict:
     base = runs_dir / f"{time.strftime('%Y%m%d-%H%M%S')}-{scenario.id}-{uuid.uuid4().hex[:4]}"
+    variants = (scenario.control, scenario.guarantee)
     own = _own_cluster(scenario.control)
-    if own is not None and own == _own_cluster(scenario.guarantee):  # one start for both sides
-        with _start_own(cluster, scenario.control) as shared:
-            control = _run_variant(shared, scenario, scenario.control, base / "control")
-            guarantee = _run_variant(shared, scenario, scenario.guarantee, base / "guarantee")
-    elif scenario.sides_together and own is None and _own_cluster(scenario.guarantee) is None:
-        with ThreadPoolExecutor(2) as pool:
-            sides = [
-                pool.submit(_run_variant, cluster, scenario, v, base / v.name)
-                for v in (scenario.control, scenario.guarantee)
-            ]
-            control, guarantee = (side.result() for side in sides)
-    else:
-        control = run_variant(cluster, scenario, scenario.control, base / "control")
-        guarantee = run_variant(cluster, scenario, scenario.guarantee, base / "guarantee")
+    both_on_own = own is not None and own == _own_cluster(scenario.guarantee)
+    # Both sides asking for the same cluster of their own get it started once.
+    with _start_own(cluster, scenario.control) if both_on_own else nullcontext(cluster) as shared:
+        run = _run_variant if both_on_own else run_variant
+
+        def side(i: int) -> VariantVerdict:
+            return run(shared, scenario, variants[i], base / variants[i].name, OWN_LINK_LISTENERS[i])
+
+        if scenario.sides_together:
+            with ThreadPoolExecutor(2) as pool:
+                control, guarantee = pool.map(side, (0, 1))
+        else:
+            control, guarantee = side(0), side(1)
     pair = PairVerdict(scenario.id, scenario.title, control, guarantee, scenario.research)
     (base / "verdict.json").write_text(json.dumps(pair.to_json(), indent=2))
     say(f"verdict: {base / 'verdict.json'}")

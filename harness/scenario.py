@@ -95,8 +95,8 @@ class PipelineWorkload:
     abort_every: int = 0
     producer_config: dict[str, Any] = field(default_factory=dict)
     consumer_config: dict[str, Any] = field(default_factory=dict)
-    # Apps (by number) that reach the brokers through the "client2" listener, so a link
-    # fault on it (target Brokers(), listener="client2") cuts them off and nobody else.
+    # Apps (by number) that reach the brokers through links of their own, so a link fault
+    # on them (target Brokers(), listener=harness.faults.OWN_LINKS) hits them and nobody else.
     own_links: tuple[int, ...] = ()
     # "kafka": outputs go to the output topic; "sqlite": each input's effect is a row in a
     # SQLite file (harness.sink) at ``sink_db`` (default: sink.sqlite in the run folder).
@@ -109,9 +109,9 @@ class SparkWorkload:
     """A Spark Structured Streaming job (spark_jobs/) over an input topic filled first (by an
     idempotent producer; transactional with aborts when ``input_txn_size`` is set).
 
-    Its driver is the app ``harness.spark_app.SPARK_DRIVER``; it reads through the "client2"
-    listener, so a link fault there (target Brokers(), listener="client2") hits only it, and
-    stops once it has processed the input. The schedule gets the input topic.
+    Its driver is the app ``harness.spark_app.SPARK_DRIVER``; it reads through links of its
+    own, so a link fault on them (target Brokers(), listener=harness.faults.OWN_LINKS) hits
+    only it, and it stops once it has processed the input. The schedule gets the input topic.
     """
 
     job: str  # spark_jobs module: kafka_sink, sqlite_sink or aggregate
@@ -148,10 +148,11 @@ class Scenario:
     # A research scenario makes no pass/fail claim: both sides run and the checker's
     # findings are reported (pair outcome "reported").
     research: bool = False
-    # Both sides at once on the shared cluster, each with its own topics, apps and fault
-    # schedule: for sides that cannot disturb each other (no faults, or faults on their
-    # own apps), or whose time is mostly waiting (Spark driver starts). Link faults on a
-    # listener both sides use then overlap.
+    # Both sides at once, each with its own topics, apps, fault schedule and own-link
+    # listener (on one cluster, or each on the cluster it asks for): for sides that cannot
+    # disturb each other (no faults, or faults on their own apps or own links). Faults on
+    # brokers or on the shared "client" links would hit both, so such pairs run one side
+    # after the other.
     sides_together: bool = False
 
     @property

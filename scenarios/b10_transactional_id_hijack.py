@@ -68,4 +68,5 @@ SCENARIO = Scenario(
         client_security=SASL_PLAINTEXT,
         acls=BOTH_WRITE_THE_TOPIC_AND_APP_OWNS_ITS_ID,
     ),
+    sides_together=True,  # the fault is each side's own hijacker
 )

@@ -49,4 +49,5 @@ SCENARIO = Scenario(
         },
         app={"mode": "transactional"},
     ),
+    sides_together=True,  # faults hit each side's own app only
 )

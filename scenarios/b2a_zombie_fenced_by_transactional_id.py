@@ -53,4 +53,5 @@ SCENARIO = Scenario(
         },
         app={"mode": "transactional"},
     ),
+    sides_together=True,  # faults hit each side's own apps only
 )

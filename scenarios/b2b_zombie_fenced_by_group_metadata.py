@@ -35,4 +35,5 @@ SCENARIO = Scenario(
         expect={"eos_repeated": FORBIDDEN, "eos_missing": FORBIDDEN, "duplicate": FORBIDDEN, "aborted_read": FORBIDDEN},
         app={"mode": "transactional"},
     ),
+    sides_together=True,  # faults hit each side's own apps only
 )

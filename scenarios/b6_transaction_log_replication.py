@@ -32,4 +32,5 @@ SCENARIO = Scenario(
         broker_settings={"transaction.state.log.replication.factor": "4"},
     ),
     guarantee=Variant("guarantee", {}, expect={"txn_init_failed": FORBIDDEN, "lost": FORBIDDEN}),
+    sides_together=True,  # the control has a cluster of its own
 )

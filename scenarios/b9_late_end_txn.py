@@ -44,4 +44,5 @@ SCENARIO = Scenario(
     control=Variant("control", {}, expect=FINDINGS, kafka_version="3.9.2"),
     guarantee=Variant("guarantee", {}, expect=FINDINGS),
     research=True,
+    sides_together=True,  # the control has a cluster of its own (Kafka 3.9)
 )

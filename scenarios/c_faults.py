@@ -3,11 +3,11 @@
 Two SIGKILLs of the Spark driver, each once an incarnation has written a micro-batch of its
 own and not yet committed it (harness.spark_app.BatchInFlight), the driver restarted a
 second later on the same checkpoint folder. Meanwhile the driver's own Kafka links (the
-"client2" listener, which only it uses) get 50 ms of latency for the first 20 s and
+OWN_LINKS listener, which only it uses) get 50 ms of latency for the first 20 s and
 swallow every byte for 2 s at 12 s (while the first driver starts or runs its first batch).
 """
 
-from harness.faults import App, Brokers, Step, blackhole, kill, latency
+from harness.faults import OWN_LINKS, App, Brokers, Step, blackhole, kill, latency
 from harness.spark_app import SPARK_DRIVER, BatchInFlight
 
 KILLS = 2
@@ -28,7 +28,7 @@ def driver_kills(topic: str) -> list[Step]:
         for n in range(1, KILLS + 1)
     ]
     links = [
-        Step(at_s=0.0, fault=latency(Brokers(), ms=50, listener="client2"), duration_s=20.0),
-        Step(at_s=12.0, fault=blackhole(Brokers(), listener="client2"), duration_s=2.0),
+        Step(at_s=0.0, fault=latency(Brokers(), ms=50, listener=OWN_LINKS), duration_s=20.0),
+        Step(at_s=12.0, fault=blackhole(Brokers(), listener=OWN_LINKS), duration_s=2.0),
     ]
     return kills + links

@@ -115,3 +115,22 @@ def test_restart_brings_the_broker_back_in_sync(cluster: KafkaCluster, topic: st
     faults.heal_all()
     assert cluster.registered_brokers() == [1, 2, 3]
     cluster.wait_for_isr(topic, 0, 3, timeout_s=90)
+
+
+def test_a_fault_on_own_links_lands_on_the_sides_own_listener(cluster: KafkaCluster) -> None:
+    """Two sides of a pair run at once each have their own-link listener: a blackhole one
+    side aims at OWN_LINKS reaches only its listener's proxies, and only it heals them."""
+    api = cluster.proxies
+    assert api is not None
+    first, second = Faults(cluster, own_links="client2"), Faults(cluster, own_links="client3")
+    injected = second.inject(f.blackhole(f.Brokers(), listener=f.OWN_LINKS))
+    try:
+        assert injected.spec.listeners == ("client3",)
+        for node_id in (1, 2, 3):
+            assert api.toxics(cluster.proxy_name(node_id, "client3"))
+            assert not api.toxics(cluster.proxy_name(node_id, "client2"))
+        first.heal_all()  # the other side's sweep leaves this side's faults alone
+        assert all(api.toxics(cluster.proxy_name(node_id, "client3")) for node_id in (1, 2, 3))
+    finally:
+        second.heal_all()
+    assert not any(api.toxics(cluster.proxy_name(node_id, "client3")) for node_id in (1, 2, 3))
