@@ -208,8 +208,24 @@ class AppSent:
         return f"{self.app} sent >= {self.records} records"
 
 
+@dataclass(frozen=True)
+class Paused:
+    """An earlier step's pause holds the app (SIGSTOP sent, SIGCONT not yet): what a
+    replacement instance waits for, so it never starts before the stall it replaces."""
+
+    app: str
+
+    def holds(self, faults: Faults) -> bool:
+        return any(
+            i.spec.kind == "pause" and i.spec.target == App(self.app) and i.healed_at is None for i in faults.log
+        )
+
+    def __str__(self) -> str:
+        return f"{self.app} paused"
+
+
 class Condition(Protocol):
-    """What a step may wait for (``Isr``, ``AppSent``, or a workload's own, e.g.
+    """What a step may wait for (``Isr``, ``AppSent``, ``Paused``, or a workload's own, e.g.
     harness.spark_app.BatchInFlight): asked every half second until it holds."""
 
     def holds(self, faults: Faults) -> bool: ...

@@ -10,18 +10,20 @@ With transactions the replacement was started with the same ``transactional.id``
 makes every later write or commit of the zombie fail with a fencing error. The zombie
 stops; none of its output is visible to a ``read_committed`` consumer.
 
-Fault: SIGSTOP the app for 15 s (past its 6 s session timeout); a second later start the
-replacement; then SIGCONT the zombie.
+Fault: once the app is mid-stream (300 outputs sent), SIGSTOP it for 15 s (past its 6 s
+session timeout); as soon as it is stopped start the replacement; then SIGCONT the zombie.
 Control (plain apps): inputs processed twice.
 Guarantee (transactional, the replacement shares the transactional.id): exactly one output
 per input, no zombie write; the zombie reports the fencing error it got.
 """
 
-from harness.faults import App, Step, launch, pause
+from harness.faults import App, AppSent, Paused, Step, launch, pause
 from harness.scenario import PipelineWorkload, Scenario, Variant, transformer
 from harness.verdict import FORBIDDEN, REQUIRED
 
 STALL_S = 15.0  # longer than the consumer's session timeout (6 s) plus a rebalance
+# Not at a fixed time: a slow group join would leave the stalled app nothing in hand.
+MID_STREAM = AppSent(transformer(1), 300)
 
 SCENARIO = Scenario(
     id="B2a",
@@ -37,8 +39,8 @@ SCENARIO = Scenario(
         pause_before_commit_ms=150,
     ),
     schedule=lambda topic: [
-        Step(at_s=4.0, fault=pause(App(transformer(1))), duration_s=STALL_S),
-        Step(at_s=5.0, fault=launch(App(transformer(2)))),
+        Step(at_s=0.0, fault=pause(App(transformer(1))), duration_s=STALL_S, when=MID_STREAM),
+        Step(at_s=0.0, fault=launch(App(transformer(2))), when=Paused(transformer(1))),
     ],
     control=Variant("control", {}, expect={"eos_repeated": REQUIRED}, app={"mode": "plain"}),
     guarantee=Variant(

@@ -10,13 +10,14 @@ once the generation moved on, so its transaction aborts; and the survivor, readi
 offsets that a pending transaction is still changing, waits until that transaction ends
 instead of reading stale ones. Each input ends up with exactly one visible output.
 
-Fault: SIGSTOP one of two instances for 15 s (past its 6 s session timeout), then SIGCONT.
+Fault: once one of two instances is mid-stream (300 outputs sent), SIGSTOP it for 15 s
+(past its 6 s session timeout), then SIGCONT.
 Control (plain apps): inputs processed twice.
 Guarantee (transactional, distinct transactional.ids, offsets with group metadata):
 exactly one output per input.
 """
 
-from harness.faults import App, Step, pause
+from harness.faults import App, AppSent, Step, pause
 from harness.scenario import PipelineWorkload, Scenario, Variant, transformer
 from harness.verdict import FORBIDDEN, REQUIRED
 
@@ -27,7 +28,10 @@ SCENARIO = Scenario(
     title="zombie app after a rebalance: fenced through the consumer group metadata (KIP-447)",
     story=__doc__ or "",
     workload=PipelineWorkload(inputs=4000, partitions=4, instances=2, batch_size=50, pause_before_commit_ms=150),
-    schedule=lambda topic: [Step(at_s=4.0, fault=pause(App(transformer(1))), duration_s=STALL_S)],
+    # Not at a fixed time: a slow group join would leave the stalled instance nothing in hand.
+    schedule=lambda topic: [
+        Step(at_s=0.0, fault=pause(App(transformer(1))), duration_s=STALL_S, when=AppSent(transformer(1), 300))
+    ],
     control=Variant("control", {}, expect={"eos_repeated": REQUIRED}, app={"mode": "plain"}),
     guarantee=Variant(
         "guarantee",
