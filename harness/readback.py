@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -53,13 +54,7 @@ def read_back(
     ``login``: on a secured cluster, a user allowed to read them (KafkaCluster.client_config).
     """
     out_dir.mkdir(parents=True, exist_ok=True)
-    # Asked as a read_uncommitted client: a read_committed one is told the last stable
-    # offset instead, and would stop short of records behind a still-open transaction.
-    probe = _consumer(bootstrap, "read_uncommitted", login or {})
-    try:
-        marks = _high_watermarks(probe, topics)
-    finally:
-        probe.close()
+    marks = high_watermarks(bootstrap, topics, login)
     only = only or {}
     targets = {(t, p): hwm for (t, p), hwm in marks.items() if t not in only or p in only[t]}
     for isolation in ISOLATIONS:
@@ -145,22 +140,30 @@ def _read_view(
         consumer.close()
 
 
-def _high_watermarks(consumer: Consumer, topics: list[str]) -> dict[tuple[str, int], int]:
+def high_watermarks(
+    bootstrap: str, topics: Sequence[str], login: dict[str, str] | None = None, wait_s: float = WATERMARK_WAIT_S
+) -> dict[tuple[str, int], int]:
     """Every partition's high watermark, taken now: the point where a read is caught up.
 
     Positions move past markers and aborted records too, so "reached the high watermark"
-    never mistakes "not read yet" for "lost". Right after a fault heals a partition may
-    have no leader yet and the query fails at once, so it is retried until it answers.
+    never mistakes "not read yet" for "lost". Asked as a read_uncommitted client: a
+    read_committed one is told the last stable offset instead, and would stop short of
+    records behind a still-open transaction. Right after a fault heals a partition may have
+    no leader yet and the query fails at once, so it is retried for up to ``wait_s``.
     """
+    consumer = _consumer(bootstrap, "read_uncommitted", login or {})
 
     def probe() -> dict[tuple[str, int], int]:
         marks = {}
         for topic in topics:
-            partitions = consumer.list_topics(topic, timeout=10).topics[topic].partitions
-            if not partitions:
-                raise HarnessError(f"topic {topic} has no partitions in the metadata yet")
-            for p in sorted(partitions):
+            meta = consumer.list_topics(topic, timeout=10).topics[topic]
+            if meta.error is not None or not meta.partitions:
+                raise HarnessError(f"topic {topic!r} not found at {bootstrap}")
+            for p in sorted(meta.partitions):
                 marks[(topic, p)] = consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=10)[1]
         return marks
 
-    return wait_until(probe, lambda _: True, WATERMARK_WAIT_S, f"the high watermarks of {', '.join(topics)}")
+    try:
+        return wait_until(probe, lambda _: True, wait_s, f"the high watermarks of {', '.join(topics)}")
+    finally:
+        consumer.close()

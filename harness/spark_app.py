@@ -26,16 +26,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
-from confluent_kafka import Consumer, TopicPartition
 
 from harness.history import view_path
-from harness.readback import read_back
+from harness.readback import high_watermarks, read_back
 from harness.sink import count_per_input
 from harness.workloads.process import AppProcess
 from spark_jobs import sqlite_tables
 
 if TYPE_CHECKING:
-    from harness.cluster import KafkaCluster
     from harness.faults import Faults
 
 SPARK_DRIVER = "spark-driver"  # the app name: fault target ``App(SPARK_DRIVER)``
@@ -71,21 +69,12 @@ class BatchInFlight:
         args = spec["args"]
         if "--db" in args:
             return n in sqlite_tables.batch_ids(Path(args[args.index("--db") + 1]))
-        written = _records(faults.cluster, args[args.index("--output-topic") + 1])
+        cluster, topic = faults.cluster, args[args.index("--output-topic") + 1]
+        written = sum(high_watermarks(cluster.bootstrap_servers(), [topic], cluster.client_config()).values())
         return self._seen.setdefault((str(checkpoint), n), written) < written
 
     def __str__(self) -> str:
         return f"driver {self.incarnation} reading {self.topic} has a micro-batch written but not committed"
-
-
-def _records(cluster: KafkaCluster, topic: str) -> int:
-    """How many records ``topic`` holds: the sum of its partitions' high watermarks."""
-    consumer = Consumer({"bootstrap.servers": cluster.bootstrap_servers(), "group.id": "harness-spark-watch"})
-    try:
-        partitions = consumer.list_topics(topic, timeout=10).topics[topic].partitions
-        return sum(consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=10)[1] for p in partitions)
-    finally:
-        consumer.close()
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,6 @@ import csv
 import json
 import os
 import sys
-import uuid
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from functools import reduce
@@ -55,6 +54,7 @@ from harness.history import (
     view_path,
 )
 from harness.ledger import COLUMNS, END_MARK, EVENTS, INT_COLUMNS, SEQ_BITS
+from harness.readback import high_watermarks
 
 _TP_SHIFT = OFFSET_BITS + PARTITION_BITS  # a position is topic code << 52 | partition << 40 | offset
 _SEQ_MASK = (1 << SEQ_BITS) - 1
@@ -731,7 +731,7 @@ def _kafka_views(
     spark: SparkSession, bootstrap: str, topics: Sequence[str]
 ) -> tuple[dict[str, DataFrame], set[tuple[str, int]]]:
     """Both isolation levels' views of ``topics`` up to the high watermarks taken now, as ``read_back`` writes them."""
-    ends = high_watermarks(bootstrap, topics)
+    ends = high_watermarks(bootstrap, topics, wait_s=10)
     ending = json.dumps({t: {str(p): end for (tt, p), end in ends.items() if tt == t} for t in topics})
     assign = json.dumps({t: [p for tt, p in ends if tt == t] for t in topics})
     rank = F.lit(None).cast("long")
@@ -777,32 +777,6 @@ def _kafka_views(
         # arrived; that order only matters for a topic no ledger sent to, see summarize.)
         views[isolation] = rows.withColumn("order", _position(rank, "partition", "offset"))
     return views, set(ends)
-
-
-def high_watermarks(bootstrap: str, topics: Sequence[str], timeout_s: float = 10) -> dict[tuple[str, int], int]:
-    """(topic, partition) -> high watermark, asked as a read_uncommitted client (not the stable offset)."""
-    from confluent_kafka import Consumer, TopicPartition
-
-    consumer = Consumer(
-        {
-            "bootstrap.servers": bootstrap,
-            "group.id": f"check-history-{uuid.uuid4().hex[:8]}",
-            "enable.auto.commit": False,
-            "isolation.level": "read_uncommitted",
-        }
-    )
-    try:
-        md = consumer.list_topics(timeout=timeout_s)
-        ends = {}
-        for topic in topics:
-            meta = md.topics.get(topic)
-            if meta is None or meta.error is not None:
-                raise HarnessError(f"topic {topic!r} not found at {bootstrap}")
-            for p in sorted(meta.partitions):
-                ends[(topic, p)] = consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=timeout_s)[1]
-        return ends
-    finally:
-        consumer.close()
 
 
 # --- running it ---------------------------------------------------------------------------
