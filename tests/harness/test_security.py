@@ -36,7 +36,7 @@ def test_every_client_listener_accepts_plain_logins_of_every_user() -> None:
 
 def test_only_client_listeners_change_protocol() -> None:
     assert security.listener_protocols(LISTENERS, CLIENT_LISTENERS, "SASL_PLAINTEXT") == (
-        "CLIENT:SASL_PLAINTEXT,CLIENT2:SASL_PLAINTEXT,REPLICATION:PLAINTEXT,CONTROLLER:PLAINTEXT"
+        "CLIENT:SASL_PLAINTEXT,CLIENT2:SASL_PLAINTEXT,CLIENT3:SASL_PLAINTEXT,REPLICATION:PLAINTEXT,CONTROLLER:PLAINTEXT"
     )
     assert set(security.listener_protocols(LISTENERS, CLIENT_LISTENERS, "PLAINTEXT").split(",")) == {
         f"{lst.upper()}:PLAINTEXT" for lst in LISTENERS
