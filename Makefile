@@ -12,10 +12,8 @@ $(VENV)/python:
 test: $(VENV)/python  ## everything, against a real three-broker cluster
 	$(VENV)/python -m pytest -ra --durations=40
 
-test-unit: $(VENV)/python  ## only the tests that need no cluster
-	$(VENV)/python -m pytest -ra tests/harness/test_checker.py tests/harness/test_config.py tests/harness/test_spark.py tests/test_cli.py \
-		tests/harness/test_properties.py tests/harness/test_config_catalogue.py tests/harness/test_config_rules.py \
-		tests/harness/test_verify_config.py tests/harness/test_security.py
+test-unit: $(VENV)/python  ## only the tests that need no cluster and no Spark JVM (by marker)
+	$(VENV)/python -m pytest -ra -m "not cluster and not spark"
 
 lint: $(VENV)/python
 	$(VENV)/ruff check harness scenarios tests bench spark_jobs

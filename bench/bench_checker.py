@@ -16,8 +16,10 @@ import sys
 import time
 from pathlib import Path
 
-from harness import checker, history, synthetic
-from harness.config import Settings
+from harness.checker import anomalies
+from harness.checker.check import check, synthetic
+from harness.history import columns
+from harness.settings import Settings
 
 SIZES = (1_000_000, 10_000_000)
 SENDS_PER_INPUT = 1.9  # each input, except the 10 % aborted, has one output
@@ -42,14 +44,14 @@ def prepare(records: int) -> Path:
 
 def check_child(root: Path) -> None:
     started = time.monotonic()
-    h = history.load(sorted((root / "ledgers").glob("*.csv")), root / "reads")
+    h = columns.load(sorted((root / "ledgers").glob("*.csv")), root / "reads")
     loaded = time.monotonic()
-    result = checker.check(h, checker.CheckOptions(eos_pairs=((synthetic.INPUT_TOPIC, synthetic.OUTPUT_TOPIC),)))
+    result = check(h, anomalies.CheckOptions(eos_pairs=((synthetic.INPUT_TOPIC, synthetic.OUTPUT_TOPIC),)))
     done = time.monotonic()
-    anomalies = sum(f.count for f in result.anomalies.values())
+    found = sum(f.count for f in result.anomalies.values())
     print(
         json.dumps(
-            {"sent": result.stats["sent"], "load_s": loaded - started, "check_s": done - loaded, "anomalies": anomalies}
+            {"sent": result.stats["sent"], "load_s": loaded - started, "check_s": done - loaded, "anomalies": found}
         )
     )
 

@@ -16,7 +16,7 @@ import statistics
 import subprocess
 import time
 
-from harness.cluster import KafkaCluster
+from harness.cluster.kafka import KafkaCluster
 
 WARM_RUNS = 3
 

@@ -23,9 +23,9 @@ from pathlib import Path
 
 import numpy as np
 
-from harness.cluster import KafkaCluster
-from harness.config import Settings
-from harness.workloads.producer import ProducerSpec
+from harness.cluster.kafka import KafkaCluster
+from harness.settings import Settings
+from harness.workloads.apps.producer import ProducerSpec
 
 RECORDS = 60_000
 PER_BATCH = 3_000
@@ -44,7 +44,7 @@ def fill(bootstrap: str, topic: str, work: Path) -> None:
         config={"acks": "all", "enable.idempotence": True, "linger.ms": 5},
     )
     subprocess.run(
-        [sys.executable, "-m", "harness.workloads.producer", str(spec.save(work / "input.json"))],
+        [sys.executable, "-m", "harness.workloads.apps.producer", str(spec.save(work / "input.json"))],
         check=True,
         stdout=subprocess.DEVNULL,
         cwd=ROOT,

@@ -15,12 +15,15 @@ import sys
 import threading
 from pathlib import Path
 
-from harness import docker_engine, images, scenario, verify_dynamic
-from harness.config import KNOWN_KAFKA_VERSIONS, Settings
-from harness.config_catalogue import CLIENTS
+import scenarios
+from harness.cluster import docker_engine, images
+from harness.configcheck import dynamic
+from harness.configcheck.catalogue import CLIENTS
 from harness.errors import HarnessError
 from harness.progress import say
-from harness.verdict import stability_table
+from harness.settings import KNOWN_KAFKA_VERSIONS, Settings
+from harness.verdict.judge import PairVerdict
+from harness.verdict.summary import pair_summary, stability_table
 
 EXIT = {"passed": 0, "reported": 0, "failed": 1, "inconclusive": 3}
 
@@ -36,16 +39,27 @@ def _settings(args: argparse.Namespace) -> Settings:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    for sid, s in scenario.all_scenarios().items():
+    for sid, s in scenarios.all_scenarios().items():
         print(f"{sid:<4} {s.title}")
     return 0
 
 
+def cmd_findings(args: argparse.Namespace) -> int:
+    from harness.checker import catalogue
+
+    if args.markdown:
+        print(catalogue.markdown_table())
+    else:
+        for d in catalogue.CATALOGUE:
+            print(f"{d.name:<21} {d.source:<8} {d.meaning}")
+    return 0
+
+
 def cmd_run(args: argparse.Namespace) -> int:
-    from harness.cluster import KafkaCluster
+    from harness.cluster.kafka import KafkaCluster
     from harness.runner import run_pair
 
-    chosen = [scenario.get(sid) for sid in args.scenarios]  # unknown names fail before Docker is touched
+    chosen = [scenarios.get(sid) for sid in args.scenarios]  # unknown names fail before Docker is touched
     if args.repeat < 1:
         raise HarnessError(f"--repeat must be 1 or more, not {args.repeat}")
     settings = _settings(args)
@@ -56,11 +70,22 @@ def cmd_run(args: argparse.Namespace) -> int:
                 if args.repeat > 1:
                     say(f"round {round_} of {args.repeat}: {s.id}")
                 pair = run_pair(cluster, s, settings.runs_dir)
-                print(json.dumps(pair.to_json(), indent=2) if args.json else pair.summary(), flush=True)
+                print(json.dumps(pair.to_json(), indent=2) if args.json else pair_summary(pair), flush=True)
                 pairs.append(pair)
     if args.repeat > 1:
         print(stability_table(pairs), flush=True)
     return max(EXIT[p.outcome] for p in pairs)
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from harness.verdict.recheck import recheck
+
+    verdict = recheck(Path(args.run_dir), args.engine, args.master)
+    if isinstance(verdict, PairVerdict):
+        print(json.dumps(verdict.to_json(), indent=2) if args.json else pair_summary(verdict), flush=True)
+        return EXIT[verdict.outcome]
+    print(json.dumps(verdict.to_json(), indent=2) if args.json else "\n".join(verdict.reasons) or "passed")
+    return 0 if verdict.passed else 1
 
 
 def cmd_images(args: argparse.Namespace) -> int:
@@ -69,7 +94,7 @@ def cmd_images(args: argparse.Namespace) -> int:
 
 
 def cmd_up(args: argparse.Namespace) -> int:
-    from harness.cluster import KafkaCluster
+    from harness.cluster.kafka import KafkaCluster
 
     with KafkaCluster(_settings(args)) as cluster:
         print(f"bootstrap.servers={cluster.bootstrap_servers()}", flush=True)
@@ -85,9 +110,9 @@ def cmd_clean(args: argparse.Namespace) -> int:
 
 
 def cmd_verify_config(args: argparse.Namespace) -> int:
-    from harness.cluster import KafkaCluster
-    from harness.config_catalogue import Component, Kind
-    from harness.verify_config import verify
+    from harness.cluster.kafka import KafkaCluster
+    from harness.configcheck.catalogue import Component, Kind
+    from harness.configcheck.report import verify
 
     given = {Kind.BROKER: args.broker, Kind.PRODUCER: args.producer, Kind.CONSUMER: args.consumer}
     report = verify(
@@ -98,13 +123,13 @@ def cmd_verify_config(args: argparse.Namespace) -> int:
     )
     if not args.static_only:
         # Every argument is checked before the first container starts.
-        ids = args.scenarios.split(",") if args.scenarios else list(verify_dynamic.DEFAULT_SCENARIOS)
-        chosen = verify_dynamic.choose([i.strip() for i in ids if i.strip()])
+        ids = args.scenarios.split(",") if args.scenarios else list(dynamic.DEFAULT_SCENARIOS)
+        chosen = dynamic.choose([i.strip() for i in ids if i.strip()])
         base = Settings().with_overrides(
             toxiproxy_version=args.toxiproxy_version, runs_dir=Path(args.runs_dir) if args.runs_dir else None
         )
         versions = [v.strip() for v in (args.kafka_version or base.kafka_version).split(",") if v.strip()]
-        report.dynamic = verify_dynamic.run(report.files, chosen, verify_dynamic.check_versions(versions, base))
+        report.dynamic = dynamic.run(report.files, chosen, dynamic.check_versions(versions, base))
     print(json.dumps(report.to_json(), indent=2) if args.json else report.table(), flush=True)
     return report.exit_status()
 
@@ -121,6 +146,10 @@ def parser() -> argparse.ArgumentParser:
     sp = sub.add_parser("list", help="list scenarios with their one-line stories")
     sp.set_defaults(func=cmd_list)
 
+    sp = sub.add_parser("findings", help="list every finding the harness reports, with its source and meaning")
+    sp.add_argument("--markdown", action="store_true", help="as the README's table")
+    sp.set_defaults(func=cmd_findings)
+
     sp = sub.add_parser("run", help="run scenario pairs (control + guarantee) on a fresh cluster")
     sp.add_argument("scenarios", nargs="+", metavar="SCENARIO", help="scenario ids, e.g. A1")
     sp.add_argument("--json", action="store_true", help="print the verdict JSON instead of the summary")
@@ -130,6 +159,13 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("--runs-dir", help="where run folders go (default: ./runs)")
     versions(sp)
     sp.set_defaults(func=cmd_run)
+
+    sp = sub.add_parser("check", help="check a saved run again, with the numpy or the Spark engine")
+    sp.add_argument("run_dir", metavar="RUN_DIR", help="a run folder (runs/<time>-<scenario>-<id>) or one side of it")
+    sp.add_argument("--engine", choices=["python", "spark"], default="python", help="checker engine (default python)")
+    sp.add_argument("--master", default="local[2]", help="Spark master URL for --engine spark (default local[2])")
+    sp.add_argument("--json", action="store_true", help="print the verdict JSON instead of the summary")
+    sp.set_defaults(func=cmd_check)
 
     sp = sub.add_parser("images", help="build (or pull, when overridden) the broker and Toxiproxy images")
     sp.add_argument("action", choices=["build"])
@@ -166,7 +202,7 @@ def parser() -> argparse.ArgumentParser:
         "--scenarios",
         metavar="IDS",
         help="scenario pairs to run the files through, comma-separated "
-        f"(default: {','.join(verify_dynamic.DEFAULT_SCENARIOS)})",
+        f"(default: {','.join(dynamic.DEFAULT_SCENARIOS)})",
     )
     sp.add_argument(
         "--kafka-version",

@@ -14,8 +14,9 @@ Guarantee (idempotence on): no duplicates and no acknowledged record lost.
 """
 
 from harness.faults import Leader, Step, blackhole
-from harness.scenario import ProducerWorkload, Scenario, Variant
-from harness.verdict import FORBIDDEN, REQUIRED
+from harness.scenario import Scenario, Variant
+from harness.verdict.judge import FORBIDDEN, REQUIRED
+from harness.workloads.producer import ProducerWorkload
 
 REQUEST_TIMEOUT_MS = 2500  # the producer gives up on a request after this ...
 BLACKHOLE_S = 6.0  # ... so the responses must stay away longer than that.

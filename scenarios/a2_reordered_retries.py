@@ -15,8 +15,9 @@ Guarantee (idempotence on, in-flight 5): stored order is send order, nothing dup
 """
 
 from harness.faults import Leader, Step, latency, reset_peer, slicer
-from harness.scenario import ProducerWorkload, Scenario, Variant
-from harness.verdict import FORBIDDEN, ONE_OF
+from harness.scenario import Scenario, Variant
+from harness.verdict.judge import FORBIDDEN, ONE_OF
+from harness.workloads.producer import ProducerWorkload
 
 RESETS_EVERY_S = 2.5  # each reset tears down whatever five requests are in flight
 RESETS = 6

@@ -19,8 +19,9 @@ Guarantee (acks=all, idempotence, min.insync.replicas=2, unclean election off): 
 """
 
 from harness.faults import Isr, Leader, Step, cut, kill
-from harness.scenario import ProducerWorkload, Scenario, Variant
-from harness.verdict import FORBIDDEN, REQUIRED
+from harness.scenario import Scenario, Variant
+from harness.verdict.judge import FORBIDDEN, REQUIRED
+from harness.workloads.producer import ProducerWorkload
 
 SCENARIO = Scenario(
     id="A3",

@@ -18,8 +18,9 @@ Guarantee (transactional, same transactional.id across restarts, read_committed)
 """
 
 from harness.faults import App, Leader, Step, kill, latency
-from harness.scenario import PRODUCER, ProducerWorkload, Scenario, Variant
-from harness.verdict import FORBIDDEN, REQUIRED
+from harness.scenario import Scenario, Variant
+from harness.verdict.judge import FORBIDDEN, REQUIRED
+from harness.workloads.producer import PRODUCER, ProducerWorkload
 
 SCENARIO = Scenario(
     id="A4",

@@ -13,19 +13,22 @@ Control (idempotence on, the app double-sends every 25th record): duplicates (th
 Guarantee (idempotence on, each record sent once): none.
 """
 
-from harness.scenario import ProducerWorkload, Scenario, Variant
-from harness.verdict import FORBIDDEN, REQUIRED
+from dataclasses import replace
+
+from harness.scenario import Scenario, Variant
+from harness.verdict.judge import FORBIDDEN, REQUIRED
+from harness.workloads.producer import ProducerWorkload
+
+PRODUCER = ProducerWorkload(
+    count=1000, rate_per_s=500, config={"acks": "all", "enable.idempotence": True, "linger.ms": 5}
+)
 
 SCENARIO = Scenario(
     id="A7",
     title="limit: the application's own double send is duplicated even with idempotence",
     story=__doc__ or "",
-    workload=ProducerWorkload(
-        count=1000,
-        rate_per_s=500,
-        config={"acks": "all", "enable.idempotence": True, "linger.ms": 5},
-    ),
+    workload=PRODUCER,
     schedule=lambda topic: [],
-    control=Variant("control", {}, expect={"duplicate": REQUIRED}, app={"duplicate_every": 25}),
+    control=Variant("control", {}, expect={"duplicate": REQUIRED}, workload=replace(PRODUCER, duplicate_every=25)),
     guarantee=Variant("guarantee", {}, expect={"duplicate": FORBIDDEN, "lost": FORBIDDEN}),
 )

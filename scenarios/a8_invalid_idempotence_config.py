@@ -12,8 +12,9 @@ Control (idempotence with acks=1): the client refuses its configuration.
 Guarantee (idempotence with acks=all and in-flight 5): it starts, and delivers cleanly.
 """
 
-from harness.scenario import ProducerWorkload, Scenario, Variant
-from harness.verdict import FORBIDDEN, REQUIRED
+from harness.scenario import Scenario, Variant
+from harness.verdict.judge import FORBIDDEN, REQUIRED
+from harness.workloads.producer import ProducerWorkload
 
 SCENARIO = Scenario(
     id="A8",

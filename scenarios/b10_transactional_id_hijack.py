@@ -23,10 +23,11 @@ Guarantee (only the app's user is granted it): the hijacker gets
 TRANSACTIONAL_ID_AUTHORIZATION_FAILED; the app is not fenced, nothing lost or duplicated.
 """
 
+from harness.cluster.security import SASL_PLAINTEXT, Grant
 from harness.faults import App, Step, launch
-from harness.scenario import HIJACKER, Hijacker, ProducerWorkload, Scenario, Variant
-from harness.security import SASL_PLAINTEXT, Grant
-from harness.verdict import FORBIDDEN, REQUIRED
+from harness.scenario import Scenario, Variant
+from harness.verdict.judge import FORBIDDEN, REQUIRED
+from harness.workloads.producer import HIJACKER, Hijacker, ProducerWorkload
 
 WRITE = ("WRITE", "DESCRIBE")  # DESCRIBE finds the id's coordinator and the topic's leaders
 BOTH_WRITE_THE_TOPIC_AND_APP_OWNS_ITS_ID = (

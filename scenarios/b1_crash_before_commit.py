@@ -16,27 +16,32 @@ Control (plain: produce, flush, then commit offsets): some inputs have two or mo
 Guarantee (transactional, downstream read_committed): every input has exactly one output.
 """
 
+from dataclasses import replace
+
 from harness.faults import App, Step, kill
-from harness.scenario import PipelineWorkload, Scenario, Variant, transformer
-from harness.verdict import FORBIDDEN, REQUIRED
+from harness.scenario import Scenario, Variant
+from harness.verdict.judge import FORBIDDEN, REQUIRED
+from harness.workloads.pipeline import PipelineWorkload, transformer
 
 # Apart by more than a restart takes: joining the group waits for the dead member's
 # session (6 s) to expire.
 KILLS_AT_S = (4.0, 14.0, 24.0)
 
+PIPELINE = PipelineWorkload(
+    inputs=4000,
+    partitions=3,
+    batch_size=50,
+    # The crash window: output written, offsets not yet committed.
+    pause_before_commit_ms=150,
+)
+
 SCENARIO = Scenario(
     id="B1",
     title="app crashes between producing and committing offsets: reprocessed input repeats its output",
     story=__doc__ or "",
-    workload=PipelineWorkload(
-        inputs=4000,
-        partitions=3,
-        batch_size=50,
-        # The crash window: output written, offsets not yet committed.
-        pause_before_commit_ms=150,
-    ),
+    workload=PIPELINE,
     schedule=lambda topic: [Step(at_s=at, fault=kill(App(transformer(1))), duration_s=1.0) for at in KILLS_AT_S],
-    control=Variant("control", {}, expect={"eos_repeated": REQUIRED}, app={"mode": "plain"}),
+    control=Variant("control", {}, expect={"eos_repeated": REQUIRED}, workload=replace(PIPELINE, mode="plain")),
     guarantee=Variant(
         "guarantee",
         {},
@@ -47,7 +52,7 @@ SCENARIO = Scenario(
             "aborted_read": FORBIDDEN,
             "lost": FORBIDDEN,
         },
-        app={"mode": "transactional"},
+        workload=replace(PIPELINE, mode="transactional"),
     ),
     sides_together=True,  # faults hit each side's own app only
 )

@@ -17,32 +17,37 @@ Guarantee (transactional, the replacement shares the transactional.id): exactly 
 per input, no zombie write; the zombie reports the fencing error it got.
 """
 
+from dataclasses import replace
+
 from harness.faults import App, AppSent, Paused, Step, launch, pause
-from harness.scenario import PipelineWorkload, Scenario, Variant, transformer
-from harness.verdict import FORBIDDEN, REQUIRED
+from harness.scenario import Scenario, Variant
+from harness.verdict.judge import FORBIDDEN, REQUIRED
+from harness.workloads.pipeline import PipelineWorkload, transformer
 
 STALL_S = 15.0  # longer than the consumer's session timeout (6 s) plus a rebalance
 # Not at a fixed time: a slow group join would leave the stalled app nothing in hand.
 MID_STREAM = AppSent(transformer(1), 300)
 
+PIPELINE = PipelineWorkload(
+    inputs=3000,
+    partitions=3,
+    instances=1,
+    standby=1,
+    shared_transactional_id=True,
+    batch_size=50,
+    pause_before_commit_ms=150,
+)
+
 SCENARIO = Scenario(
     id="B2a",
     title="zombie app after a stall: fenced by its replacement's transactional.id",
     story=__doc__ or "",
-    workload=PipelineWorkload(
-        inputs=3000,
-        partitions=3,
-        instances=1,
-        standby=1,
-        shared_transactional_id=True,
-        batch_size=50,
-        pause_before_commit_ms=150,
-    ),
+    workload=PIPELINE,
     schedule=lambda topic: [
         Step(at_s=0.0, fault=pause(App(transformer(1))), duration_s=STALL_S, when=MID_STREAM),
         Step(at_s=0.0, fault=launch(App(transformer(2))), when=Paused(transformer(1))),
     ],
-    control=Variant("control", {}, expect={"eos_repeated": REQUIRED}, app={"mode": "plain"}),
+    control=Variant("control", {}, expect={"eos_repeated": REQUIRED}, workload=replace(PIPELINE, mode="plain")),
     guarantee=Variant(
         "guarantee",
         {},
@@ -53,7 +58,7 @@ SCENARIO = Scenario(
             "duplicate": FORBIDDEN,
             "aborted_read": FORBIDDEN,
         },
-        app={"mode": "transactional"},
+        workload=replace(PIPELINE, mode="transactional"),
     ),
     sides_together=True,  # faults hit each side's own apps only
 )

@@ -17,27 +17,32 @@ Guarantee (transactional, distinct transactional.ids, offsets with group metadat
 exactly one output per input.
 """
 
+from dataclasses import replace
+
 from harness.faults import App, AppSent, Step, pause
-from harness.scenario import PipelineWorkload, Scenario, Variant, transformer
-from harness.verdict import FORBIDDEN, REQUIRED
+from harness.scenario import Scenario, Variant
+from harness.verdict.judge import FORBIDDEN, REQUIRED
+from harness.workloads.pipeline import PipelineWorkload, transformer
 
 STALL_S = 15.0  # longer than the consumer's session timeout (6 s) plus a rebalance
+
+PIPELINE = PipelineWorkload(inputs=4000, partitions=4, instances=2, batch_size=50, pause_before_commit_ms=150)
 
 SCENARIO = Scenario(
     id="B2b",
     title="zombie app after a rebalance: fenced through the consumer group metadata (KIP-447)",
     story=__doc__ or "",
-    workload=PipelineWorkload(inputs=4000, partitions=4, instances=2, batch_size=50, pause_before_commit_ms=150),
+    workload=PIPELINE,
     # Not at a fixed time: a slow group join would leave the stalled instance nothing in hand.
     schedule=lambda topic: [
         Step(at_s=0.0, fault=pause(App(transformer(1))), duration_s=STALL_S, when=AppSent(transformer(1), 300))
     ],
-    control=Variant("control", {}, expect={"eos_repeated": REQUIRED}, app={"mode": "plain"}),
+    control=Variant("control", {}, expect={"eos_repeated": REQUIRED}, workload=replace(PIPELINE, mode="plain")),
     guarantee=Variant(
         "guarantee",
         {},
         expect={"eos_repeated": FORBIDDEN, "eos_missing": FORBIDDEN, "duplicate": FORBIDDEN, "aborted_read": FORBIDDEN},
-        app={"mode": "transactional"},
+        workload=replace(PIPELINE, mode="transactional"),
     ),
     sides_together=True,  # faults hit each side's own apps only
 )

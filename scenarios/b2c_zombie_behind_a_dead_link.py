@@ -15,33 +15,38 @@ Control (plain apps): inputs processed twice.
 Guarantee (transactional, KIP-447): exactly one output per input.
 """
 
+from dataclasses import replace
+
 from harness.faults import OWN_LINKS, AppSent, Brokers, Step, blackhole
-from harness.scenario import PipelineWorkload, Scenario, Variant, transformer
-from harness.verdict import FORBIDDEN, REQUIRED
+from harness.scenario import Scenario, Variant
+from harness.verdict.judge import FORBIDDEN, REQUIRED
+from harness.workloads.pipeline import PipelineWorkload, transformer
 
 CUT_OFF_S = 15.0  # longer than the consumer's session timeout (6 s) plus a rebalance
 # Requests lost in the blackhole are given up after this, rather than librdkafka's 60 s.
 REQUEST_TIMEOUT_MS = 10_000
 
+PIPELINE = PipelineWorkload(
+    # Each instance has 1500 to do; the cut comes a third of the way through. After it
+    # the survivor does the rest alone, and that is most of the pair's time.
+    inputs=3000,
+    partitions=4,
+    instances=2,
+    own_links=(1,),
+    batch_size=50,
+    # Most of each batch is this wait before its commit, so the cut almost always finds
+    # a batch in hand. With 150 ms, 2 controls in 21 were cut just after a commit request
+    # left: the broker applied it, only the answer was lost, and nothing was repeated.
+    pause_before_commit_ms=500,
+    producer_config={"socket.timeout.ms": REQUEST_TIMEOUT_MS},
+    consumer_config={"socket.timeout.ms": REQUEST_TIMEOUT_MS},
+)
+
 SCENARIO = Scenario(
     id="B2c",
     title="zombie app behind a dead network link: fenced through the group metadata",
     story=__doc__ or "",
-    workload=PipelineWorkload(
-        # Each instance has 1500 to do; the cut comes a third of the way through. After it
-        # the survivor does the rest alone, and that is most of the pair's time.
-        inputs=3000,
-        partitions=4,
-        instances=2,
-        own_links=(1,),
-        batch_size=50,
-        # Most of each batch is this wait before its commit, so the cut almost always finds
-        # a batch in hand. With 150 ms, 2 controls in 21 were cut just after a commit request
-        # left: the broker applied it, only the answer was lost, and nothing was repeated.
-        pause_before_commit_ms=500,
-        producer_config={"socket.timeout.ms": REQUEST_TIMEOUT_MS},
-        consumer_config={"socket.timeout.ms": REQUEST_TIMEOUT_MS},
-    ),
+    workload=PIPELINE,
     schedule=lambda topic: [
         # Mid-stream, not at a fixed time: a slow start (group still joining) would leave
         # the cut-off instance nothing in hand, and so nothing to do twice.
@@ -52,12 +57,12 @@ SCENARIO = Scenario(
             when=AppSent(transformer(1), 500),
         ),
     ],
-    control=Variant("control", {}, expect={"eos_repeated": REQUIRED}, app={"mode": "plain"}),
+    control=Variant("control", {}, expect={"eos_repeated": REQUIRED}, workload=replace(PIPELINE, mode="plain")),
     guarantee=Variant(
         "guarantee",
         {},
         expect={"eos_repeated": FORBIDDEN, "eos_missing": FORBIDDEN, "duplicate": FORBIDDEN, "aborted_read": FORBIDDEN},
-        app={"mode": "transactional"},
+        workload=replace(PIPELINE, mode="transactional"),
     ),
     sides_together=True,  # each side's instance has its own links to cut
 )

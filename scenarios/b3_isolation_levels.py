@@ -13,8 +13,9 @@ Guarantee (the downstream consumer reads committed): none read, nothing committe
 no transaction torn.
 """
 
-from harness.scenario import ProducerWorkload, Scenario, Variant
-from harness.verdict import FORBIDDEN, REQUIRED
+from harness.scenario import Scenario, Variant
+from harness.verdict.judge import FORBIDDEN, REQUIRED
+from harness.workloads.producer import ProducerWorkload
 
 SCENARIO = Scenario(
     id="B3",

@@ -15,8 +15,9 @@ Guarantee (the same producer without transactions): no stall.
 """
 
 from harness.faults import App, Step, pause
-from harness.scenario import PRODUCER, ProducerWorkload, Scenario, Variant
-from harness.verdict import FORBIDDEN, REQUIRED
+from harness.scenario import Scenario, Variant
+from harness.verdict.judge import FORBIDDEN, REQUIRED
+from harness.workloads.producer import PRODUCER, ProducerWorkload
 
 TRANSACTION_TIMEOUT_MS = 10_000
 

@@ -14,8 +14,9 @@ Guarantee (the consumer is assigned every partition): every committed transactio
 whole; none torn, none lost.
 """
 
-from harness.scenario import ProducerWorkload, Scenario, Variant
-from harness.verdict import FORBIDDEN, REQUIRED
+from harness.scenario import Scenario, Variant
+from harness.verdict.judge import FORBIDDEN, REQUIRED
+from harness.workloads.producer import ProducerWorkload
 
 WITHIN_THE_PARTITIONS_READ = {"torn_transaction": FORBIDDEN, "lost": FORBIDDEN, "aborted_read": FORBIDDEN}
 
@@ -23,8 +24,9 @@ SCENARIO = Scenario(
     id="B5",
     title="a consumer of some partitions sees part of a transaction, never a torn one",
     story=__doc__ or "",
-    workload=ProducerWorkload(count=800, rate_per_s=400, keys=16, txn_size=8, config={"transactional.id": "b5-app"}),
-    partitions=4,
+    workload=ProducerWorkload(
+        count=800, rate_per_s=400, keys=16, partitions=4, txn_size=8, config={"transactional.id": "b5-app"}
+    ),
     schedule=lambda topic: [],
     sides_together=True,  # no fault: the sides cannot disturb each other
     control=Variant(

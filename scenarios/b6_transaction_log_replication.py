@@ -16,8 +16,9 @@ Guarantee (replication factor 3, min ISR 2, the harness's default cluster): tran
 start and commit.
 """
 
-from harness.scenario import ProducerWorkload, Scenario, Variant
-from harness.verdict import FORBIDDEN, REQUIRED
+from harness.scenario import Scenario, Variant
+from harness.verdict.judge import FORBIDDEN, REQUIRED
+from harness.workloads.producer import ProducerWorkload
 
 SCENARIO = Scenario(
     id="B6",

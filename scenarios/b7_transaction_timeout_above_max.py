@@ -11,8 +11,9 @@ Control (transaction.timeout.ms = 1 hour): refused with INVALID_TRANSACTION_TIME
 Guarantee (transaction.timeout.ms = 1 minute): starts, commits, nothing lost.
 """
 
-from harness.scenario import ProducerWorkload, Scenario, Variant
-from harness.verdict import FORBIDDEN, REQUIRED
+from harness.scenario import Scenario, Variant
+from harness.verdict.judge import FORBIDDEN, REQUIRED
+from harness.workloads.producer import ProducerWorkload
 
 SCENARIO = Scenario(
     id="B7",

@@ -16,23 +16,28 @@ Guarantee (rows and offsets in one SQLite transaction, offsets read back from it
 one row per input.
 """
 
+from dataclasses import replace
+
 from harness.faults import App, Step, kill
-from harness.scenario import PipelineWorkload, Scenario, Variant, transformer
-from harness.verdict import FORBIDDEN, REQUIRED
+from harness.scenario import Scenario, Variant
+from harness.verdict.judge import FORBIDDEN, REQUIRED
+from harness.workloads.pipeline import PipelineWorkload, transformer
 from scenarios.b1_crash_before_commit import KILLS_AT_S
+
+PIPELINE = PipelineWorkload(inputs=4000, partitions=3, batch_size=50, pause_before_commit_ms=150, sink="sqlite")
 
 SCENARIO = Scenario(
     id="B8",
     title="side effects outside Kafka repeat after a crash unless stored with the offsets",
     story=__doc__ or "",
-    workload=PipelineWorkload(inputs=4000, partitions=3, batch_size=50, pause_before_commit_ms=150, sink="sqlite"),
+    workload=PIPELINE,
     schedule=lambda topic: [Step(at_s=at, fault=kill(App(transformer(1))), duration_s=1.0) for at in KILLS_AT_S],
     sides_together=True,  # faults hit each side's own app only
-    control=Variant("control", {}, expect={"sink_repeated": REQUIRED}, app={"mode": "plain"}),
+    control=Variant("control", {}, expect={"sink_repeated": REQUIRED}, workload=replace(PIPELINE, mode="plain")),
     guarantee=Variant(
         "guarantee",
         {},
         expect={"sink_repeated": FORBIDDEN, "sink_missing": FORBIDDEN},
-        app={"mode": "transactional"},
+        workload=replace(PIPELINE, mode="transactional"),
     ),
 )

@@ -16,8 +16,9 @@ Control: Kafka 3.9.2 (protocol v1). Guarantee side: Kafka 4.3.1, the harness def
 """
 
 from harness.faults import Step, TxnCoordinator, latency
-from harness.scenario import ProducerWorkload, Scenario, Variant
-from harness.verdict import ALLOWED
+from harness.scenario import Scenario, Variant
+from harness.verdict.judge import ALLOWED
+from harness.workloads.producer import ProducerWorkload
 
 TXN_ID = "b9-app"
 FINDINGS = {a: ALLOWED for a in ("lost", "aborted_read", "torn_transaction", "duplicate", "inconsistent_offset")}

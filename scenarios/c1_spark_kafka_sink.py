@@ -22,20 +22,28 @@ about as much as the guarantee (measured: 175 vs 275 inputs); a lost checkpoint 
 more only when kills come after committed batches, which this schedule does not wait for.
 """
 
-from harness.scenario import Scenario, SparkWorkload, Variant
-from harness.verdict import ALLOWED, FORBIDDEN, REQUIRED
-from scenarios.c_faults import driver_kills
+from dataclasses import replace
+
+from harness.scenario import Scenario, Variant
+from harness.verdict.judge import ALLOWED, FORBIDDEN, REQUIRED
+from harness.workloads.spark import SparkWorkload
+from scenarios.spark_driver_faults import driver_kills
+
+# 10 ms per record: a batch takes seconds to write, so a kill lands while it writes.
+JOB = SparkWorkload(job="kafka_sink", delay_ms_per_record=10.0)
 
 SCENARIO = Scenario(
     id="C1",
     title="Spark's Kafka sink repeats the batch in flight after a driver kill (at-least-once)",
     story=__doc__ or "",
-    # 10 ms per record: a batch takes seconds to write, so a kill lands while it writes.
-    workload=SparkWorkload(job="kafka_sink", delay_ms_per_record=10.0),
+    workload=JOB,
     schedule=driver_kills,
     sides_together=True,  # each side is mostly JVM starts: run them at once
     control=Variant(
-        "control", {}, expect={"sink_repeated": REQUIRED, "sink_missing": FORBIDDEN}, app={"keep_checkpoint": False}
+        "control",
+        {},
+        expect={"sink_repeated": REQUIRED, "sink_missing": FORBIDDEN},
+        workload=replace(JOB, keep_checkpoint=False),
     ),
     guarantee=Variant(
         "guarantee",

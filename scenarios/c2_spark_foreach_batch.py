@@ -13,22 +13,27 @@ Control (rows appended, no key): inputs with two rows.
 Guarantee (keyed rows, batch and batch id in one transaction): exactly one row per input.
 """
 
-from harness.scenario import Scenario, SparkWorkload, Variant
-from harness.verdict import FORBIDDEN, REQUIRED
-from scenarios.c_faults import driver_kills
+from dataclasses import replace
+
+from harness.scenario import Scenario, Variant
+from harness.verdict.judge import FORBIDDEN, REQUIRED
+from harness.workloads.spark import SparkWorkload
+from scenarios.spark_driver_faults import driver_kills
+
+JOB = SparkWorkload(job="sqlite_sink", pause_after_write_ms=800)
 
 SCENARIO = Scenario(
     id="C2",
     title="Spark foreachBatch sink: one row per input after driver kills only when keyed by input",
     story=__doc__ or "",
-    workload=SparkWorkload(job="sqlite_sink", pause_after_write_ms=800),
+    workload=JOB,
     schedule=driver_kills,
     sides_together=True,  # each side is mostly JVM starts: run them at once
-    control=Variant("control", {}, expect={"sink_repeated": REQUIRED}, app={"mode": "plain"}),
+    control=Variant("control", {}, expect={"sink_repeated": REQUIRED}, workload=replace(JOB, mode="plain")),
     guarantee=Variant(
         "guarantee",
         {},
         expect={"sink_repeated": FORBIDDEN, "sink_missing": FORBIDDEN, "lost": FORBIDDEN},
-        app={"mode": "idempotent"},
+        workload=replace(JOB, mode="idempotent"),
     ),
 )

@@ -12,24 +12,31 @@ Control (read_uncommitted): rows for records of aborted transactions.
 Guarantee (read_committed): no such row, and exactly one row per committed input.
 """
 
-from harness.scenario import Scenario, SparkWorkload, Variant
-from harness.verdict import FORBIDDEN, REQUIRED
-from scenarios.c_faults import driver_kills
+from dataclasses import replace
+
+from harness.scenario import Scenario, Variant
+from harness.verdict.judge import FORBIDDEN, REQUIRED
+from harness.workloads.spark import SparkWorkload
+from scenarios.spark_driver_faults import driver_kills
+
+JOB = SparkWorkload(
+    job="sqlite_sink", mode="idempotent", pause_after_write_ms=800, input_txn_size=20, input_abort_every=3
+)
 
 SCENARIO = Scenario(
     id="C3",
     title="Spark's Kafka source over aborted transactions: read_committed keeps them out of the sink",
     story=__doc__ or "",
-    workload=SparkWorkload(
-        job="sqlite_sink", mode="idempotent", pause_after_write_ms=800, input_txn_size=20, input_abort_every=3
-    ),
+    workload=JOB,
     schedule=driver_kills,
     sides_together=True,  # each side is mostly JVM starts: run them at once
-    control=Variant("control", {}, expect={"sink_aborted": REQUIRED}, app={"isolation_level": "read_uncommitted"}),
+    control=Variant(
+        "control", {}, expect={"sink_aborted": REQUIRED}, workload=replace(JOB, isolation_level="read_uncommitted")
+    ),
     guarantee=Variant(
         "guarantee",
         {},
         expect={"sink_aborted": FORBIDDEN, "sink_repeated": FORBIDDEN, "sink_missing": FORBIDDEN},
-        app={"isolation_level": "read_committed"},
+        workload=replace(JOB, isolation_level="read_committed"),
     ),
 )

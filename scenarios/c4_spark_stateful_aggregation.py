@@ -13,19 +13,27 @@ Guarantee (checkpointed state, totals replaced): every key's count and sum equal
 recomputed from the committed input.
 """
 
-from harness.scenario import Scenario, SparkWorkload, Variant
-from harness.verdict import FORBIDDEN, REQUIRED
-from scenarios.c_faults import driver_kills
+from dataclasses import replace
+
+from harness.scenario import Scenario, Variant
+from harness.verdict.judge import FORBIDDEN, REQUIRED
+from harness.workloads.spark import SparkWorkload
+from scenarios.spark_driver_faults import driver_kills
+
+JOB = SparkWorkload(job="aggregate", pause_after_write_ms=800)
 
 SCENARIO = Scenario(
     id="C4",
     title="Spark per-key aggregation: right totals after driver kills only from checkpointed state",
     story=__doc__ or "",
-    workload=SparkWorkload(job="aggregate", pause_after_write_ms=800),
+    workload=JOB,
     schedule=driver_kills,
     sides_together=True,  # each side is mostly JVM starts: run them at once
-    control=Variant("control", {}, expect={"aggregate_mismatch": REQUIRED}, app={"mode": "increments"}),
+    control=Variant("control", {}, expect={"aggregate_mismatch": REQUIRED}, workload=replace(JOB, mode="increments")),
     guarantee=Variant(
-        "guarantee", {}, expect={"aggregate_mismatch": FORBIDDEN, "lost": FORBIDDEN}, app={"mode": "totals"}
+        "guarantee",
+        {},
+        expect={"aggregate_mismatch": FORBIDDEN, "lost": FORBIDDEN},
+        workload=replace(JOB, mode="totals"),
     ),
 )

@@ -51,7 +51,7 @@ java_major=$(java -version 2>&1 | sed -n 's/.*version "\([0-9]*\).*/\1/p' | head
 [ "${java_major:-0}" -ge 17 ] || die "java is version ${java_major:-unknown} but Spark needs 17+; \
 install openjdk-17-jre-headless and make it the default (update-alternatives --config java)"
 say "java: version $java_major"
-spark_jars_ready() { .venv/bin/python -c 'import sys; from harness.config import Settings; from harness import spark; sys.exit(not spark.connector_jars_cached(Settings()))' 2>/dev/null; }
+spark_jars_ready() { .venv/bin/python -c 'import sys; from harness.settings import Settings; from harness import spark; sys.exit(not spark.connector_jars_cached(Settings()))' 2>/dev/null; }
 if spark_jars_ready; then
   say "spark: Kafka connector jars cached"
 else
@@ -59,7 +59,7 @@ else
   .venv/bin/python -c '
 import sys
 from harness import spark
-from harness.config import Settings
+from harness.settings import Settings
 from harness.errors import HarnessError
 try:
     spark.connector_jars(Settings())
@@ -90,10 +90,10 @@ fi
 # KEH_TOXIPROXY_IMAGE set) are pulled instead. Nothing is needed when the images exist.
 # Every tested Kafka version: scenarios that compare versions (B9) and the version matrix
 # of verify-config run them side by side.
-KAFKA_VERSIONS=$(.venv/bin/python -c 'from harness.config import KNOWN_KAFKA_VERSIONS; print(*KNOWN_KAFKA_VERSIONS)')
+KAFKA_VERSIONS=$(.venv/bin/python -c 'from harness.settings import KNOWN_KAFKA_VERSIONS; print(*KNOWN_KAFKA_VERSIONS)')
 images_ready() {
   for v in $KAFKA_VERSIONS; do
-    .venv/bin/python -c 'import sys; from harness.config import Settings; from harness import images; images.require_present(Settings(kafka_version=sys.argv[1]))' "$v" 2>/dev/null || return 1
+    .venv/bin/python -c 'import sys; from harness.settings import Settings; from harness import images; images.require_present(Settings(kafka_version=sys.argv[1]))' "$v" 2>/dev/null || return 1
   done
 }
 if ! images_ready; then

@@ -18,15 +18,13 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-if not __package__:  # run as a script: the repository root holds harness and spark_jobs
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from spark_jobs import common, sqlite_tables
+from harness.workloads import spark_tables
+from spark_jobs import common
 
 
 def arguments() -> argparse.ArgumentParser:
@@ -44,8 +42,8 @@ def build(spark: SparkSession, args: argparse.Namespace) -> dict[str, Any]:
 
     def write(batch: DataFrame, batch_id: int) -> None:
         found = [(r.key, r["count"], r.total) for r in (batch if totals else _per_key(batch)).collect()]
-        with sqlite_tables.connect(args.db) as db:
-            sqlite_tables.write_aggregates(db, found, batch_id, totals)
+        with spark_tables.connect(args.db) as db:
+            spark_tables.write_aggregates(db, found, batch_id, totals)
         time.sleep(args.pause_after_write_ms / 1000)
 
     stream = _per_key(rows).writeStream.outputMode("update") if totals else rows.writeStream

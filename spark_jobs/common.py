@@ -32,9 +32,10 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.streaming import DataStreamWriter, StreamingQuery
 
-from harness.config import Settings
 from harness.errors import HarnessError
-from harness.spark import session as harness_session
+from harness.history import records
+from harness.jvm.spark import session as harness_session
+from harness.settings import Settings
 
 _LOG_CONFIG = Path(__file__).with_name("log4j2.properties")
 # How long the preflight waits for the cluster to answer. A broker that is down or
@@ -128,9 +129,9 @@ def read_kafka(spark: SparkSession, args: argparse.Namespace) -> DataFrame:
 
 
 def input_id() -> Any:
-    """The input record's harness id: the decimal before the first ``|`` of its value
-    (harness.workloads.producer.encode_value)."""
-    return F.substring_index(F.col("value").cast("string"), "|", 1).cast("long")
+    """The input record's harness id: the decimal before the first separator of its value
+    (harness.history.records)."""
+    return F.substring_index(F.col("value").cast("string"), records.VALUE_SEPARATOR.decode(), 1).cast("long")
 
 
 def run(args: argparse.Namespace, writer: DataStreamWriter) -> dict[str, Any]:

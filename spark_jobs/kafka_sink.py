@@ -16,14 +16,12 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
-if not __package__:  # run as a script: the repository root holds harness and spark_jobs
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from harness.history import records
 from spark_jobs import common
 
 
@@ -37,7 +35,11 @@ def arguments() -> argparse.ArgumentParser:
 def build(spark: SparkSession, args: argparse.Namespace) -> dict[str, Any]:
     common.preflight(spark, args.bootstrap_servers, [args.topic, args.output_topic])
     source = common.read_kafka(spark, args)
-    value = F.concat_ws("|", common.input_id().cast("string"), F.format_string("from %d:%d", "partition", "offset"))
+    value = F.concat_ws(
+        records.VALUE_SEPARATOR.decode(),
+        common.input_id().cast("string"),
+        F.format_string("from %d:%d", "partition", "offset"),
+    )
     if args.delay_ms_per_record > 0:
         delay_s = args.delay_ms_per_record / 1000
 

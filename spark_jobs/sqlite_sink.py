@@ -21,14 +21,12 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 from pyspark.sql import DataFrame, SparkSession
 
-if not __package__:  # run as a script: the repository root holds harness and spark_jobs
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from spark_jobs import common, sqlite_tables
+from harness.workloads import spark_tables
+from spark_jobs import common
 
 
 def arguments() -> argparse.ArgumentParser:
@@ -41,8 +39,8 @@ def build(spark: SparkSession, args: argparse.Namespace) -> dict[str, Any]:
 
     def write(batch: DataFrame, batch_id: int) -> None:
         records = [tuple(r) for r in batch.collect()]
-        with sqlite_tables.connect(args.db) as db:
-            sqlite_tables.write_records(db, records, batch_id, keyed=args.mode == "idempotent")
+        with spark_tables.connect(args.db) as db:
+            spark_tables.write_records(db, records, batch_id, keyed=args.mode == "idempotent")
         time.sleep(args.pause_after_write_ms / 1000)
 
     return common.run(args, rows.writeStream.foreachBatch(write))

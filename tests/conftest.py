@@ -12,9 +12,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from harness.cluster import KafkaCluster
-from harness.config import Settings
+from harness.cluster.kafka import KafkaCluster
 from harness.errors import HarnessError
+from harness.settings import Settings
 
 _SUMMARIES = pytest.StashKey[list[str]]()
 
@@ -41,6 +41,15 @@ def topic(cluster: KafkaCluster, request: pytest.FixtureRequest) -> str:
 def report(request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
     """Call with a text block to have it printed in the session's summary."""
     return request.config.stash.setdefault(_SUMMARIES, []).append
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test that asks for the cluster (or a Spark session) is marked so, so `make test-unit`
+    can leave it out by marker; tests that start their own do it by a module mark."""
+    for item in items:
+        for fixture in ("cluster", "spark"):
+            if fixture in getattr(item, "fixturenames", ()):
+                item.add_marker(fixture)
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # type: ignore[no-untyped-def]

@@ -24,6 +24,13 @@ from typing import Any
 
 # Builds incarnation n's spec (a JSON-able dict) from its ledger and the earlier ones.
 SpecFor = Callable[[Path, list[Path]], dict[str, Any]]
+# The command line of an incarnation, from the path its spec was written to and the spec.
+Command = Callable[[Path, dict[str, Any]], list[str]]
+
+
+def python_app(module: str) -> Command:
+    """A Python app of this harness: ``python -m MODULE SPEC.json`` with this interpreter."""
+    return lambda spec_path, spec: [sys.executable, "-m", module, str(spec_path)]
 
 
 @dataclass
@@ -35,8 +42,8 @@ class Incarnation:
 
 
 class AppProcess:
-    def __init__(self, name: str, module: str, run_dir: Path, spec_for: SpecFor) -> None:
-        self.name, self.module, self.run_dir, self.spec_for = name, module, run_dir, spec_for
+    def __init__(self, name: str, run_dir: Path, spec_for: SpecFor, command: Command) -> None:
+        self.name, self.run_dir, self.spec_for, self.command = name, run_dir, spec_for, command
         self.incarnations: list[Incarnation] = []
         self._lock = threading.Lock()
 
@@ -49,12 +56,11 @@ class AppProcess:
             ledger = self._ledger(n)
             ledger.parent.mkdir(parents=True, exist_ok=True)
             spec_path = self.run_dir / f"{self.name}.{n}.spec.json"
-            spec_path.write_text(json.dumps(self.spec_for(ledger, [i.ledger for i in self.incarnations]), indent=2))
+            spec = self.spec_for(ledger, [i.ledger for i in self.incarnations])
+            spec_path.write_text(json.dumps(spec, indent=2))
             out = self.run_dir / f"{self.name}.{n}.out"
             with out.open("wb") as sink:
-                proc = subprocess.Popen(
-                    [sys.executable, "-m", self.module, str(spec_path)], stdout=sink, stderr=subprocess.STDOUT
-                )
+                proc = subprocess.Popen(self.command(spec_path, spec), stdout=sink, stderr=subprocess.STDOUT)
             self.incarnations.append(Incarnation(n, ledger, out, proc))
 
     @property

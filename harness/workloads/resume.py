@@ -1,6 +1,6 @@
 """What an app's earlier incarnations did, read from their ledgers: where a restart resumes.
 
-A restarted app continues its session (``harness.ledger``): its next record id and its
+A restarted app continues its session (``harness.history.ledger``): its next record id and its
 next transaction number carry on from the highest ones its ledgers show, and the
 per-record outcomes and transaction states tell it what is unfinished.
 """
@@ -12,9 +12,9 @@ from pathlib import Path
 
 import numpy as np
 
-from harness import history
-from harness.history import OK, TXN_COMMITTED, TXN_OPEN
-from harness.ledger import SEQ_BITS
+from harness.history import columns
+from harness.history.columns import OK, TXN_COMMITTED, TXN_OPEN
+from harness.history.records import SEQ_BITS
 
 
 @dataclass
@@ -32,7 +32,7 @@ class SessionSoFar:
         empty = np.zeros(0, np.int64)
         if not ledgers:
             return cls(0, 0, empty.astype(bool), empty.astype(bool), empty.astype(np.int32), empty, empty)
-        earlier = history.load([Path(p) for p in ledgers], None)
+        earlier = columns.load([Path(p) for p in ledgers], None)
         s, sends, txns = earlier.sessions, earlier.sends, earlier.txns
         k = int(np.searchsorted(s.id, session))
         if k == len(s.id) or s.id[k] != session:

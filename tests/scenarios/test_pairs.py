@@ -16,14 +16,15 @@ from typing import Any
 
 import pytest
 
-from harness import scenario
-from harness.cluster import KafkaCluster
+import scenarios
+from harness.cluster.kafka import KafkaCluster
 from harness.runner import run_pair, run_variant
-from harness.scenario import HIJACKER, PRODUCER
-from harness.verdict import PairVerdict, VariantVerdict
-from scenarios.c_faults import KILLS
+from harness.verdict.judge import PairVerdict, VariantVerdict
+from harness.verdict.summary import pair_summary
+from harness.workloads.producer import HIJACKER, PRODUCER
+from scenarios.spark_driver_faults import KILLS
 
-SCENARIOS = list(scenario.all_scenarios())
+SCENARIOS = list(scenarios.all_scenarios())
 
 
 def test_every_idempotent_producer_row_of_the_book_has_a_scenario() -> None:
@@ -92,7 +93,7 @@ def _spark_driver_killed_mid_batch_twice(pair: PairVerdict) -> None:
 def _c1_repeats_only_the_batches_in_flight(pair: PairVerdict) -> None:
     _spark_driver_killed_mid_batch_twice(pair)
     # With its checkpoint a restarted driver re-runs only the batch a kill interrupted.
-    bound = KILLS * scenario.get("C1").workload.max_offsets_per_trigger  # type: ignore[union-attr]
+    bound = KILLS * scenarios.get("C1").workload.max_offsets_per_trigger  # type: ignore[union-attr]
     assert pair.guarantee.count("sink_repeated") <= bound, pair.guarantee.context["sink"]
 
 
@@ -112,18 +113,18 @@ EXTRA_CHECKS: dict[str, Callable[[PairVerdict], None]] = {
 
 @pytest.mark.parametrize("scenario_id", SCENARIOS)
 def test_pair(cluster: KafkaCluster, tmp_path, report, scenario_id: str) -> None:  # type: ignore[no-untyped-def]
-    chosen = scenario.get(scenario_id)
+    chosen = scenarios.get(scenario_id)
     pair = run_pair(cluster, chosen, tmp_path)
-    report(pair.summary())
+    report(pair_summary(pair))
     # A research pair claims nothing: it must run to the end and report its findings.
-    assert pair.outcome == ("reported" if chosen.research else "passed"), pair.summary()
+    assert pair.outcome == ("reported" if chosen.research else "passed"), pair_summary(pair)
     if scenario_id in EXTRA_CHECKS:
         EXTRA_CHECKS[scenario_id](pair)
 
 
 def test_a8_in_flight_above_five_is_refused_too(cluster: KafkaCluster, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    a8 = scenario.get("A8")
-    in_flight_6 = replace(a8.control, producer_config={"acks": "all", "max.in.flight.requests.per.connection": 6})
+    a8 = scenarios.get("A8")
+    in_flight_6 = replace(a8.control, config={"acks": "all", "max.in.flight.requests.per.connection": 6})
     verdict = run_variant(cluster, a8, in_flight_6, tmp_path)
     assert verdict.passed, verdict.reasons
     (producer,) = verdict.context["workload"]

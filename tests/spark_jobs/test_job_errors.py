@@ -14,7 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.cluster import KafkaCluster
+from harness.cluster.kafka import KafkaCluster
+
+pytestmark = pytest.mark.spark
 
 ROOT = Path(__file__).resolve().parents[2]
 # Printed by the JVM and by Spark's launcher before any job code runs.

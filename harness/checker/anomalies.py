@@ -1,0 +1,432 @@
+"""The checker's numpy engine: a function per anomaly of the stored records, over a history as columns.
+
+A record is known by the id its producer gave it (``harness.history.ledger``). The **consumer's
+view** is what a consumer of the scenario sees: the read-back under ``read_committed``
+unless the variant says its consumers read uncommitted. Each anomaly is counted
+once per record (or transaction, or offset, as it says) and shown with examples, the
+smallest ids (or positions) first so every run and every checker lists the same ones.
+
+What each anomaly means is declared in ``harness.checker.catalogue``, next to the function
+here that finds it.
+
+Indeterminate sends (timed out, or in flight when the process died) are never lost or
+failed: they are counted in the stats, with how many of them were read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from harness.history.columns import (
+    CHUNK,
+    FAIL,
+    INFO,
+    NO_OUTCOME,
+    OFFSET_BITS,
+    OK,
+    PARTITION_BITS,
+    TXN_ABORTED,
+    TXN_COMMITTED,
+    History,
+    View,
+    chunks,
+    lookup,
+)
+from harness.history.records import MARKER_ID, SEQ_BITS
+
+MAX_EXAMPLES = 5
+_NEVER = np.iinfo(np.int64).max
+
+
+@dataclass(frozen=True)
+class CheckOptions:
+    view: str = "read_committed"  # the isolation level the scenario's consumers use
+    eos_pairs: tuple[tuple[str, str], ...] = ()  # (input topic, output topic) of transform apps
+    max_examples: int = MAX_EXAMPLES
+
+
+@dataclass
+class Finding:
+    count: int = 0
+    examples: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"count": self.count, "examples": self.examples}
+
+
+@dataclass
+class CheckResult:
+    anomalies: dict[str, Finding]
+    stats: dict[str, int]
+    ledger_problems: dict[str, int]  # ledger file -> lines ignored
+    notes: list[str] = field(default_factory=list)  # human detail, not part of the comparable JSON
+
+    def count(self, anomaly: str) -> int:
+        return self.anomalies[anomaly].count
+
+    def to_json(self) -> dict[str, Any]:
+        """The comparable part: the Spark checker produces exactly this for the same history."""
+        return {
+            "anomalies": {k: v.to_json() for k, v in self.anomalies.items()},
+            "stats": self.stats,
+            "ledger_problems": self.ledger_problems,
+        }
+
+
+class Context:
+    """Per-slot facts every check shares, computed once. Slot-sized arrays are kept to int32 and
+    bool, and whole-history expressions run in chunks: at ten million records each int64
+    temporary is 80 MB."""
+
+    def __init__(self, h: History, options: CheckOptions) -> None:
+        self.h, self.n_ex, self.eos_pairs = h, options.max_examples, options.eos_pairs
+        self.view = h.views[options.view]
+        sends = h.sends
+        n = len(sends.invoked)
+        with ThreadPoolExecutor(1) as pool:  # the view's slots on another core, meanwhile the transactions
+            row_slot = pool.submit(h.slot_of, self.view.id)
+            self.session_index = h.session_index_of_slots()
+            self.in_txn = sends.txn >= 0
+            self.txn_index = np.zeros(n, np.int32 if len(h.txns.key) < 1 << 31 else np.int64)
+            for part in chunks(n):
+                key = (h.sessions.id[self.session_index[part]] << SEQ_BITS) | sends.txn[part]
+                self.txn_index[part], found = lookup(h.txns.key, key)
+                self.in_txn[part] &= found
+            self.row_slot = row_slot.result()
+        # Read at all, and read more than once: two flags per slot, not a count (the few
+        # examples count their copies).
+        self.visible, self.duplicated = _occurrences(n, (self.row_slot[part] for part in chunks(len(self.row_slot))))
+        state = np.where(self.in_txn, h.txns.state[self.txn_index] if len(h.txns.key) else -1, -1)
+        self.committed = state == TXN_COMMITTED
+        self.aborted = state == TXN_ABORTED
+        del state
+        # Whether each send went to a partition that was read: the acknowledged partition
+        # where there is one; otherwise (partition unknown) whether its topic was read, from
+        # a table by topic code whose last entry stands for -1 (unknown).
+        read = np.unique(np.concatenate([v.partitions for v in h.views.values()] + [np.empty(0, np.int64)]))
+        read_topics = np.zeros(len(h.topics) + 1, bool)
+        read_topics[read >> PARTITION_BITS] = True
+        self.to_read = np.empty(n, bool)
+        for part in chunks(n):
+            ack = sends.ack_pos[part]
+            self.to_read[part] = np.where(ack >= 0, lookup(read, ack >> OFFSET_BITS)[1], read_topics[sends.topic[part]])
+        # Ids read but never sent (undecodable values excluded), with how often each was read.
+        self.phantom_ids, self.phantom_rows = np.unique(
+            self.view.id[(self.row_slot < 0) & (self.view.id >= 0)], return_counts=True
+        )
+        self.fence = _fence_times(h)
+
+    # -- describing records for examples --
+    def about(self, slot: int) -> dict[str, Any]:
+        h = self.h
+        k = int(self.session_index[slot])
+        return {
+            "id": int(h.id_of(np.array([slot]))[0]),
+            "producer": h.sessions.file[k],
+            "session": int(h.sessions.id[k]),
+            "txn": int(h.sends.txn[slot]) if h.sends.txn[slot] >= 0 else None,
+        }
+
+    def places(self, record_id: int) -> list[str]:
+        return [self.h.where(int(p)) for p in self.view.pos[self.view.id == record_id][: self.n_ex]]
+
+
+def stats(c: Context) -> dict[str, int]:
+    """What the history holds, beside its anomalies: sends by outcome, transactions by end,
+    sessions, records read."""
+    h, sends = c.h, c.h.sends
+    decided = c.committed | c.aborted  # a transaction's end decides its sends
+    indeterminate = sends.invoked & ((sends.outcome == NO_OUTCOME) | (sends.outcome == INFO)) & ~decided
+    ru = h.views.get("read_uncommitted")
+    return {
+        "sent": int(np.count_nonzero(sends.invoked)),
+        "acknowledged": int(np.count_nonzero(sends.outcome == OK)),
+        "failed": int(np.count_nonzero(sends.outcome == FAIL)),
+        "indeterminate": int(np.count_nonzero(indeterminate)),
+        "indeterminate_read": int(np.count_nonzero(indeterminate & c.visible)),
+        "transactions_committed": int(np.count_nonzero(h.txns.state == TXN_COMMITTED)),
+        "transactions_aborted": int(np.count_nonzero(h.txns.state == TXN_ABORTED)),
+        "transactions_unknown": int(np.count_nonzero(h.txns.state < TXN_ABORTED)),
+        "sessions": len(h.sessions.id),
+        "sessions_fenced": int(np.count_nonzero(c.fence < _NEVER)),
+        "read_committed_records": _data_rows(h.views.get("read_committed")),
+        "read_uncommitted_records": _data_rows(ru),
+        "markers": 0 if ru is None else int(np.count_nonzero(ru.id == MARKER_ID)),
+        "distinct_read": int(np.count_nonzero(c.visible)) + len(c.phantom_ids),
+    }
+
+
+# --- the anomalies, one function each ---------------------------------------------------
+
+
+def duplicate(c: Context) -> dict[str, Finding]:
+    slots = np.flatnonzero(c.duplicated)
+    ghost_ids, ghost_rows = c.phantom_ids, c.phantom_rows
+    ghosts = ghost_ids[ghost_rows > 1]
+    examples = []
+    for s in slots[: c.n_ex]:
+        about = c.about(int(s))
+        examples.append({**about, "copies": int(np.count_nonzero(c.row_slot == s)), "at": c.places(about["id"])})
+    for g, k in zip(ghosts[: c.n_ex], ghost_rows[ghost_rows > 1], strict=False):
+        examples.append({"id": int(g), "copies": int(k), "at": c.places(int(g))})
+    return {"duplicate": Finding(len(slots) + len(ghosts), examples[: c.n_ex])}
+
+
+def lost(c: Context) -> dict[str, Finding]:
+    sends = c.h.sends
+    must_see = c.to_read & ((~c.in_txn & (sends.outcome == OK)) | c.committed)
+    slots = np.flatnonzero(must_see & ~c.visible)
+    return {
+        "lost": Finding(
+            len(slots),
+            [
+                {
+                    **c.about(int(s)),
+                    "acked_at": c.h.where(int(sends.ack_pos[s])) if sends.ack_pos[s] >= 0 else None,
+                    "committed": bool(c.committed[s]),
+                }
+                for s in slots[: c.n_ex]
+            ],
+        )
+    }
+
+
+def aborted_read(c: Context) -> dict[str, Finding]:
+    slots = np.flatnonzero(c.visible & ((c.h.sends.outcome == FAIL) | c.aborted))
+    examples = []
+    for s in slots[: c.n_ex]:
+        about = c.about(int(s))
+        why = "transaction aborted" if c.aborted[s] else "send failed"
+        examples.append({**about, "why": why, "at": c.places(about["id"])})
+    return {"aborted_read": Finding(len(slots), examples)}
+
+
+def phantom(c: Context) -> dict[str, Finding]:
+    ids = c.phantom_ids
+    undecodable = np.flatnonzero(c.view.id < MARKER_ID)
+    examples = [{"id": int(i), "at": c.places(int(i))} for i in ids[: c.n_ex]]
+    if len(undecodable) and len(examples) < c.n_ex:
+        examples.append({"id": None, "at": [c.h.where(int(p)) for p in c.view.pos[undecodable[: c.n_ex]]]})
+    return {"phantom": Finding(len(ids) + len(undecodable), examples)}
+
+
+def order(c: Context) -> dict[str, Finding]:
+    """First copies grouped by (producer session, partition), in offset order: a sequence
+    number below the running maximum of its group was sent earlier but stored later."""
+    slot = c.row_slot
+    first = slot >= 0
+    if not first.any():  # nothing read was sent (no ledgers, say): nothing to order, and no copies to index
+        return {"order": Finding()}
+    dup_rows = np.flatnonzero(first & c.duplicated[slot])  # slot -1 reads the last flag, but is not first
+    if len(dup_rows):  # keep only the first (lowest position) copy of a duplicated id
+        first[dup_rows] = False
+        _, at = np.unique(slot[dup_rows], return_index=True)
+        first[dup_rows[at]] = True
+    count, examples = 0, []
+    for part in _whole_partitions(c.view.pos):  # groups never span chunks
+        n, found = _order_in(c, part.start + np.flatnonzero(first[part]))
+        count += n
+        examples += found
+    # The first ones in (session, position) order, listed by id.
+    examples = [e for _, e in sorted(examples, key=lambda se: se[0])[: c.n_ex]]
+    examples.sort(key=lambda e: e["id"])
+    return {"order": Finding(count, examples)}
+
+
+def _order_in(c: Context, rows: np.ndarray) -> tuple[int, list[tuple[tuple[int, int], dict[str, Any]]]]:
+    """Late first copies among ``rows`` (whole partitions, in position order): how many, and the
+    first few in (session, position) order, each with that order's sort key."""
+    h, slot, pos = c.h, c.row_slot, c.view.pos
+    if not len(rows):
+        return 0, []
+    session = c.session_index[slot[rows]]
+    # Stable, so offset order holds within a session; small ints sort by radix, in linear time.
+    o = np.argsort(session.astype(np.int16) if len(h.sessions.id) < 1 << 15 else session, kind="stable")
+    rows, session = rows[o], session[o]
+    part = History.partition_key_of(pos[rows])
+    rank = np.cumsum(np.r_[0, (session[1:] != session[:-1]) | (part[1:] != part[:-1])])
+    key = (rank << SEQ_BITS) | (slot[rows] - h.sessions.base[session])
+    late = np.flatnonzero(key[1:] < np.maximum.accumulate(key)[:-1]) + 1
+    examples = []
+    for r in late[: c.n_ex]:
+        earlier = np.flatnonzero((rank[:r] == rank[r]) & (key[:r] > key[r]))[0]
+        example = {
+            **c.about(int(slot[rows[r]])),
+            "at": h.where(int(pos[rows[r]])),
+            "stored_after": {
+                "id": int(h.id_of(slot[rows[earlier : earlier + 1]])[0]),
+                "at": h.where(int(pos[rows[earlier]])),
+            },
+        }
+        examples.append(((int(session[r]), int(pos[rows[r]])), example))
+    return len(late), examples
+
+
+def _occurrences(n: int, slots: Iterable[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """For each slot 0..n-1, whether it occurs in ``slots`` (given a chunk at a time; -1 is
+    none) and whether it occurs more than once."""
+    once, again = np.zeros(n, bool), np.zeros(n, bool)
+    for chunk in slots:
+        s = np.sort(chunk[chunk >= 0])
+        again[s[1:][s[1:] == s[:-1]]] = True  # twice in this chunk
+        again[s[once[s]]] = True  # in an earlier chunk too
+        once[s] = True
+    return once, again
+
+
+def _whole_partitions(pos: np.ndarray) -> Iterator[slice]:
+    """Ranges of about ``CHUNK`` rows or more of a view in position order, each ending where a partition ends."""
+    start = 0
+    while start < len(pos):
+        end = min(start + CHUNK, len(pos))
+        if end < len(pos):  # on to the last position of that partition
+            end = int(np.searchsorted(pos, pos[end - 1] | ((1 << OFFSET_BITS) - 1), side="right"))
+        yield slice(start, end)
+        start = end
+
+
+def transactions_read(c: Context) -> dict[str, Finding]:
+    h = c.h
+    k = len(h.txns.key)
+    sent, seen, unread = np.zeros(k, np.int64), np.zeros(k, np.int64), np.zeros(k, np.int64)
+    for part in chunks(len(c.in_txn), 1 << 20):  # few chunks: each counts into arrays of all transactions
+        member = c.in_txn[part] & ~c.aborted[part]
+        t, read = c.txn_index[part][member], c.to_read[part][member]
+        sent += np.bincount(t[read], minlength=k)
+        seen += np.bincount(t[read & c.visible[part][member]], minlength=k)
+        unread += np.bincount(t[~read & c.committed[part][member]], minlength=k)
+    torn = np.flatnonzero((seen > 0) & (seen < sent))
+    partly = np.flatnonzero((sent > 0) & (unread > 0))
+
+    def about(tx: int, counts: dict[str, int], missing: bool) -> dict[str, Any]:
+        slots = np.flatnonzero((c.txn_index == tx) & c.in_txn & ~c.aborted & (c.to_read if missing else True))
+        key = int(h.txns.key[tx])
+        shown = {
+            "producer": c.about(int(slots[0]))["producer"],
+            "session": key >> SEQ_BITS,
+            "txn": key & ((1 << SEQ_BITS) - 1),
+            **counts,
+        }
+        if missing:
+            shown["missing"] = [int(i) for i in h.id_of(slots[~c.visible[slots]][: c.n_ex])]
+        return shown
+
+    return {
+        "torn_transaction": Finding(
+            len(torn),
+            [about(int(tx), {"seen": int(seen[tx]), "sent": int(sent[tx])}, True) for tx in torn[: c.n_ex]],
+        ),
+        "partly_read": Finding(
+            len(partly),
+            [about(int(tx), {"read": int(sent[tx]), "not_read": int(unread[tx])}, False) for tx in partly[: c.n_ex]],
+        ),
+    }
+
+
+def inconsistent_offset(c: Context) -> dict[str, Finding]:
+    h = c.h
+    ru, rc = h.views.get("read_uncommitted"), h.views.get("read_committed")
+    if ru is None:
+        return {"inconsistent_offset": Finding()}
+    examples: list[dict[str, Any]] = []
+    count = 0
+    if rc is not None:  # the two readers, offset by offset
+        for part in chunks(len(rc.pos)):
+            j, there = lookup(ru.pos, rc.pos[part])
+            bad = np.flatnonzero(~there | (ru.id[j] != rc.id[part]))
+            count += len(bad)
+            for b in bad[: max(0, c.n_ex - len(examples))]:
+                examples.append(
+                    {
+                        "at": h.where(int(rc.pos[part.start + b])),
+                        "read_committed": _shown(int(rc.id[part.start + b])),
+                        "read_uncommitted": _shown(int(ru.id[j[b]])) if there[b] else None,
+                    }
+                )
+    # Acknowledgements: confirmed where the read_uncommitted reader found the id at the
+    # acknowledged position; only the unconfirmed rest needs a search.
+    ack_pos = h.sends.ack_pos
+    confirmed = np.zeros(len(ack_pos), bool)
+    for part in chunks(len(ru.id)):
+        slot = c.row_slot[part] if ru is c.view else h.slot_of(ru.id[part])
+        known = np.flatnonzero(slot >= 0)
+        slot = slot[known]
+        confirmed[slot[ack_pos[slot] == ru.pos[part][known]]] = True
+    doubtful = np.flatnonzero((ack_pos >= 0) & ~confirmed)
+    j, there = lookup(ru.pos, ack_pos[doubtful])
+    ids = h.id_of(doubtful)
+    bad = np.flatnonzero((there & (ru.id[j] != ids)) | (~there & c.visible[doubtful]))
+    count += len(bad)
+    for b in bad[: max(0, c.n_ex - len(examples))]:
+        examples.append(
+            {
+                "at": h.where(int(ack_pos[doubtful[b]])),
+                "acknowledged": int(ids[b]),
+                "read_uncommitted": _shown(int(ru.id[j[b]])) if there[b] else None,
+            }
+        )
+    return {"inconsistent_offset": Finding(count, examples)}
+
+
+def _shown(record_id: int) -> int | str:
+    return "marker" if record_id == MARKER_ID else record_id
+
+
+def exactly_once(c: Context) -> dict[str, Finding]:
+    h, sends, pairs = c.h, c.h.sends, c.eos_pairs
+    missing, repeated = Finding(), Finding()
+    for in_topic, out_topic in pairs:
+        code = {t: h.topics.index(t) if t in h.topics else -2 for t in (in_topic, out_topic)}
+        inputs = c.visible & (sends.topic == code[in_topic])
+        outputs = np.flatnonzero(c.visible & (sends.topic == code[out_topic]) & (sends.source >= 0))
+        # Per input slot: whether an output names it as source, and whether another does.
+        named, again = _occurrences(len(inputs), (h.slot_of(sends.source[outputs[p]]) for p in chunks(len(outputs))))
+        zero = np.flatnonzero(inputs & ~named)
+        many = np.flatnonzero(inputs & again)
+        topics = f"{in_topic} -> {out_topic}"
+        missing.count += len(zero)
+        missing.examples += [{"input": int(i), "topics": topics, "outputs": []} for i in h.id_of(zero[: c.n_ex])]
+        repeated.count += len(many)
+        for input_id in h.id_of(many[: c.n_ex]):
+            outs = h.id_of(outputs[sends.source[outputs] == input_id])
+            repeated.examples.append({"input": int(input_id), "topics": topics, "outputs": [int(o) for o in outs]})
+    missing.examples, repeated.examples = missing.examples[: c.n_ex], repeated.examples[: c.n_ex]
+    return {"eos_missing": missing, "eos_repeated": repeated}
+
+
+def _fence_times(h: History) -> np.ndarray:
+    """Per session: when a newer session of its transactional.id became ready (_NEVER: not fenced)."""
+    s = h.sessions
+    fenced_at = np.full(len(s.id), _NEVER, np.int64)
+    newest: dict[str, int] = {}
+    for i in sorted(range(len(s.id)), key=lambda i: -int(s.started_us[i])):
+        txid = s.transactional_id[i]
+        if txid and s.started_us[i] >= 0:
+            fenced_at[i] = newest.get(txid, _NEVER)
+            newest[txid] = int(s.started_us[i])
+    return fenced_at
+
+
+def zombie_write(c: Context) -> dict[str, Finding]:
+    h = c.h
+    fence = c.fence
+    if not np.any(fence < _NEVER):
+        return {"zombie_write": Finding()}
+    candidates = np.flatnonzero(c.visible & c.in_txn & (fence < _NEVER)[c.session_index])
+    t = c.txn_index[candidates]
+    acted = np.where(h.txns.commit_us[t] >= 0, h.txns.commit_us[t], h.txns.begin_us[t])
+    zombies = candidates[acted >= fence[c.session_index[candidates]]]
+    examples = []
+    for s in zombies[: c.n_ex]:
+        about = c.about(int(s))
+        examples.append({**about, "at": c.places(about["id"]), "fenced_at_us": int(fence[c.session_index[s]])})
+    return {"zombie_write": Finding(len(zombies), examples)}
+
+
+def _data_rows(view: View | None) -> int:
+    return 0 if view is None else int(np.count_nonzero(view.id != MARKER_ID))

@@ -1,0 +1,173 @@
+"""The dynamic half of ``verify-config``: the user's files run through scenario pairs.
+
+Per Kafka version, one cluster of its own is started with the user's broker settings and
+every chosen scenario runs on it as a pair: the scenario's own control, unchanged (so we
+know the fault bites on this cluster), and the guarantee with the user's producer and
+consumer settings in place of the scenario's. Each pair becomes one row per version:
+
+- **violated**: the guarantee showed an anomaly it forbids (count and first example);
+- **unavailable**: the user's producer could not deliver: its client refused the
+  configuration or could not start transactions, or fewer than half of the records the
+  scenario means to send were acknowledged (``MIN_ACKED_SHARE``: the app gave up, crashed
+  or stalled); nothing forbidden was seen, but nothing was shown to hold either;
+- **inconclusive**: the control did not show its anomaly, or a fault step failed: the
+  fault did not bite, so a clean guarantee proves nothing;
+- **held**: the guarantee was clean and the control showed its anomaly.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from harness.cluster import features, images
+from harness.configcheck import apply
+from harness.configcheck.catalogue import ConfigFile, Kind
+from harness.errors import HarnessError
+from harness.progress import say
+from harness.scenario import Scenario
+from harness.settings import Settings
+from harness.verdict.judge import FORBIDDEN, PairVerdict
+from harness.workloads.producer import ProducerWorkload
+from harness.workloads.spark import SparkWorkload
+
+DEFAULT_SCENARIOS = ("A1", "A3", "B3")
+OUTCOMES = ("held", "violated", "unavailable", "inconclusive")
+MIN_ACKED_SHARE = 0.5
+
+# Client findings that mean the producer never got going, not that a guarantee broke.
+_STARTUP_FINDINGS = ("config_error", "txn_init_failed")
+
+
+def choose(ids: list[str]) -> list[Scenario]:
+    """The scenarios to run; a HarnessError (exit 2) for an unknown or unsuitable one."""
+    import scenarios
+
+    chosen = []
+    for sid in ids:
+        s = scenarios.get(sid)
+        if not isinstance(s.workload, ProducerWorkload) or s.research or s.guarantee.acls:
+            why = (
+                "a research scenario"
+                if s.research
+                else "about ACLs on a secured cluster of its own, not your files"
+                if s.guarantee.acls
+                else "a Spark streaming job, not a producer file"
+                if isinstance(s.workload, SparkWorkload)
+                else "a consume-transform-produce pipeline, not a producer file"
+            )
+            raise HarnessError(f"scenario {s.id} cannot run with your files: it is {why}; choose a producer scenario")
+        chosen.append(s)
+    return chosen
+
+
+@dataclass
+class Row:
+    scenario: str
+    title: str
+    fault: str
+    version: str
+    outcome: str
+    reason: str
+    counts: dict[str, dict[str, int]]  # side -> judged anomaly -> count
+    example: dict[str, Any] | None
+    run_dir: str
+    producer: str = "yours"  # whose producer settings the guarantee ran
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def fault_of(s: Scenario) -> str:
+    steps = s.schedule("topic")
+    held = [f" for {st.duration_s:g}s" if st.duration_s else "" for st in steps]
+    return "; ".join(st.fault.describe() + d for st, d in zip(steps, held, strict=True)) if steps else "none"
+
+
+def row(pair: PairVerdict, s: Scenario, version: str, producer: str) -> Row:
+    """The pair's outcome, first match of violated, unavailable, inconclusive, held: a
+    forbidden anomaly counts however badly the producer did, and a producer that could not
+    deliver makes a clean result meaningless even when the control showed its anomaly."""
+    g, c = pair.guarantee, pair.control
+    counts = {side.variant: {a: side.count(a) for a in side.expect} for side in (c, g)}
+    broken = [a for a, rule in g.expect.items() if rule == FORBIDDEN and a not in _STARTUP_FINDINGS and g.count(a)]
+    stats = g.result.stats
+    planned = s.workload.count if isinstance(s.workload, ProducerWorkload) else stats["sent"]
+    setup = [r["setup_error"] for r in g.context.get("workload", []) if "setup_error" in r]
+    example = None
+    if broken:
+        a = broken[0]
+        found = g.result.anomalies.get(a)
+        example = found.examples[0] if found and found.examples else None
+        outcome, reason = "violated", ", ".join(f"{g.count(x)} {x}" for x in broken)
+    elif setup:
+        e = setup[0]
+        kind = "refused the configuration" if e["config"] else f"failed at {e['stage']}"
+        outcome, reason = "unavailable", f"the client {kind}: {e['error']}: {e['message']}"
+    elif stats["acknowledged"] < MIN_ACKED_SHARE * planned:
+        stopped = [f"{r['app']} exited {r.get('exit')}" for r in g.context.get("workload", []) if "outcomes" not in r]
+        outcome = "unavailable"
+        reason = f"only {stats['acknowledged']} of {planned} records acknowledged ({stats['sent']} sent)"
+        reason += "".join(f"; {x} before finishing" for x in stopped)
+    elif pair.outcome == "inconclusive" or not g.passed:
+        errors = [*c.context.get("fault_errors", []), *g.context.get("fault_errors", [])]
+        outcome, reason = "inconclusive", "; ".join(errors or c.reasons or g.reasons)
+    else:
+        outcome, reason = "held", ", ".join(f"{n} {a} in the control" for a, n in counts["control"].items() if n)
+    run_dir = str(g.context.get("run_dir", ""))
+    return Row(s.id, s.title, fault_of(s), version, outcome, reason, counts, example, run_dir, producer)
+
+
+# --- the run ------------------------------------------------------------------------
+
+
+@dataclass
+class Dynamic:
+    applied: apply.Applied
+    versions: dict[str, dict[str, Any]]  # version -> transaction protocol, wall time
+    rows: list[Row]
+
+    def violated(self) -> bool:
+        return any(r.outcome == "violated" for r in self.rows)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "applied": self.applied.to_json(),
+            "versions": self.versions,
+            "rows": [r.to_json() for r in self.rows],
+        }
+
+
+def check_versions(versions: list[str], base: Settings) -> list[Settings]:
+    """One Settings per version, each with its images present: a HarnessError before any
+    container starts otherwise."""
+    settings = []
+    for v in versions:
+        images.check_kafka_version(v)
+        s = base.with_overrides(kafka_version=v)
+        images.require_present(s)
+        settings.append(s)
+    return settings
+
+
+def run(files: dict[Kind, ConfigFile], chosen: list[Scenario], settings: list[Settings]) -> Dynamic:
+    from harness.cluster.kafka import KafkaCluster
+    from harness.runner import run_pair
+
+    if Kind.PRODUCER not in files:
+        raise HarnessError("the dynamic run needs --producer FILE (the scenarios run your producer); or --static-only")
+    applied = apply.apply(files)
+    broker = {**applied.broker_defaults, **applied.broker}
+    rows: list[Row] = []
+    versions: dict[str, dict[str, Any]] = {}
+    for s in settings:
+        started = time.monotonic()
+        with KafkaCluster(s).with_broker_properties(broker) as cluster:
+            protocol = features.transaction_protocol(cluster.bootstrap_servers())
+            for sc in chosen:
+                scenario, producer = apply.guarantee_scenario(sc, applied)
+                rows.append(row(run_pair(cluster, scenario, s.runs_dir), sc, s.kafka_version, producer))
+                say(f"{sc.id} on Kafka {s.kafka_version}: {rows[-1].outcome}")
+        versions[s.kafka_version] = {"transaction_protocol": protocol, "wall_s": round(time.monotonic() - started, 1)}
+    return Dynamic(applied, versions, rows)

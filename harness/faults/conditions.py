@@ -1,0 +1,70 @@
+"""Conditions a schedule step can wait for before it injects its fault: asked every half
+second until they hold."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+from harness.faults.roles import App
+
+if TYPE_CHECKING:
+    from harness.faults.inject import Faults
+
+
+@dataclass(frozen=True)
+class Isr:
+    """The partition's ISR has shrunk to ``at_most`` members (followers cut off have left
+    it), or grown back to ``at_least`` (a restarted broker caught up)."""
+
+    topic: str
+    partition: int
+    at_most: int | None = None
+    at_least: int | None = None
+
+    def holds(self, faults: Faults) -> bool:
+        size = len(faults.cluster.isr(self.topic, self.partition))
+        return (self.at_most is None or size <= self.at_most) and (self.at_least is None or size >= self.at_least)
+
+    def __str__(self) -> str:
+        bounds = {"<=": self.at_most, ">=": self.at_least}
+        shown = " and ".join(f"{op} {n}" for op, n in bounds.items() if n is not None)
+        return f"ISR of {self.topic}-{self.partition} {shown}"
+
+
+@dataclass(frozen=True)
+class AppSent:
+    """The app has sent at least ``records`` (over all its incarnations): it is mid-stream,
+    with work in hand, rather than still joining its group or starting up."""
+
+    app: str
+    records: int
+
+    def holds(self, faults: Faults) -> bool:
+        return faults.apps[self.app].sent() >= self.records
+
+    def __str__(self) -> str:
+        return f"{self.app} sent >= {self.records} records"
+
+
+@dataclass(frozen=True)
+class Paused:
+    """An earlier step's pause holds the app (SIGSTOP sent, SIGCONT not yet): what a
+    replacement instance waits for, so it never starts before the stall it replaces."""
+
+    app: str
+
+    def holds(self, faults: Faults) -> bool:
+        return any(
+            i.spec.kind == "pause" and i.spec.target == App(self.app) and i.healed_at is None for i in faults.log
+        )
+
+    def __str__(self) -> str:
+        return f"{self.app} paused"
+
+
+class Condition(Protocol):
+    """What a step may wait for (``Isr``, ``AppSent``, ``Paused``, or a workload's own, e.g.
+    harness.workloads.spark.BatchInFlight): asked every half second until it holds."""
+
+    def holds(self, faults: Faults) -> bool: ...

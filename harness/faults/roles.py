@@ -1,0 +1,120 @@
+"""Fault targets as roles ("the leader of orders-0", "the app producer-1"), resolved to
+concrete brokers only when a fault fires, as in Jepsen."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from harness.cluster.kafka import KafkaCluster
+
+
+@dataclass(frozen=True)
+class Node:
+    """A fixed broker by node id."""
+
+    node_id: int
+
+    def resolve(self, cluster: KafkaCluster) -> list[int]:
+        return [self.node_id]
+
+    def __str__(self) -> str:
+        return f"broker {self.node_id}"
+
+
+@dataclass(frozen=True)
+class Brokers:
+    """Every broker: with listener OWN_LINKS, every link of the apps that have their own."""
+
+    def resolve(self, cluster: KafkaCluster) -> list[int]:
+        return sorted(cluster.brokers)
+
+    def __str__(self) -> str:
+        return "every broker"
+
+
+@dataclass(frozen=True)
+class Leader:
+    """The broker leading a partition when the fault fires."""
+
+    topic: str
+    partition: int = 0
+
+    def resolve(self, cluster: KafkaCluster) -> list[int]:
+        return [cluster.wait_for_leader(self.topic, self.partition, timeout_s=30)]
+
+    def __str__(self) -> str:
+        return f"leader of {self.topic}-{self.partition}"
+
+
+@dataclass(frozen=True)
+class Followers:
+    """Every replica of a partition except its leader, when the fault fires."""
+
+    topic: str
+    partition: int = 0
+
+    def resolve(self, cluster: KafkaCluster) -> list[int]:
+        leader = cluster.wait_for_leader(self.topic, self.partition, timeout_s=30)
+        return [r for r in sorted(cluster.partition(self.topic, self.partition).replicas) if r != leader]
+
+    def __str__(self) -> str:
+        return f"followers of {self.topic}-{self.partition}"
+
+
+@dataclass(frozen=True)
+class Replicas:
+    """Every replica of a partition (the target of a leader election)."""
+
+    topic: str
+    partition: int = 0
+
+    def resolve(self, cluster: KafkaCluster) -> list[int]:
+        return sorted(cluster.partition(self.topic, self.partition).replicas)
+
+    def __str__(self) -> str:
+        return f"replicas of {self.topic}-{self.partition}"
+
+
+@dataclass(frozen=True)
+class TxnCoordinator:
+    """The broker coordinating a transactional.id: the leader of its ``__transaction_state``
+    partition, which Kafka picks as abs(Java hashCode of the id) mod the partition count."""
+
+    transactional_id: str
+
+    def resolve(self, cluster: KafkaCluster) -> list[int]:
+        partitions = int(cluster.broker_settings["transaction.state.log.num.partitions"])
+        return [
+            cluster.wait_for_leader("__transaction_state", java_hash(self.transactional_id) % partitions, timeout_s=30)
+        ]
+
+    def __str__(self) -> str:
+        return f"transaction coordinator of {self.transactional_id}"
+
+
+def java_hash(text: str) -> int:
+    """Java's String.hashCode, made non-negative the way Kafka's Utils.abs does
+    (absolute value, and 0 for Integer.MIN_VALUE)."""
+    h = 0
+    for unit in text.encode("utf-16-be").hex(" ", 2).split():
+        h = (31 * h + int(unit, 16)) & 0xFFFFFFFF
+    signed = h - (1 << 32) if h >= 1 << 31 else h
+    return 0 if signed == -(1 << 31) else abs(signed)
+
+
+@dataclass(frozen=True)
+class App:
+    """A workload process of the run, by the name the runner registered it under."""
+
+    name: str
+
+    def resolve(self, cluster: KafkaCluster) -> list[int]:
+        return []
+
+    def __str__(self) -> str:
+        return f"app {self.name}"
+
+
+Target = Node | Brokers | Leader | Followers | Replicas | TxnCoordinator | App

@@ -1,0 +1,83 @@
+"""A fault schedule: timed steps (at, optional condition, fault, duration) run beside a
+workload, each on its own thread; it always heals everything at its end."""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+
+from harness.faults.conditions import Condition
+from harness.faults.inject import Faults
+from harness.faults.specs import FaultSpec
+from harness.progress import say
+
+
+@dataclass(frozen=True)
+class Step:
+    """Inject ``fault`` ``at_s`` seconds after the schedule starts, or later once ``when``
+    holds; heal ``duration_s`` after injecting (``None``: at the end of the schedule)."""
+
+    at_s: float
+    fault: FaultSpec
+    duration_s: float | None = None
+    when: Condition | None = None
+    when_timeout_s: float = 60.0  # the step is skipped, with an error noted, if ``when`` never holds
+
+
+class Schedule:
+    """Runs each step on its own thread beside a workload; ``finish()`` heals everything.
+
+    A thread per step lets a step wait for its condition without delaying the others.
+    """
+
+    def __init__(self, faults: Faults, steps: list[Step]) -> None:
+        self.faults = faults
+        self.steps = sorted(steps, key=lambda s: s.at_s)
+        self.errors: list[str] = []
+        self._stop = threading.Event()
+        self._threads = [
+            threading.Thread(target=self._run, args=(s,), name=f"fault-step-{i}", daemon=True)
+            for i, s in enumerate(self.steps)
+        ]
+
+    def start(self) -> Schedule:
+        self._started = time.monotonic()
+        for t in self._threads:
+            t.start()
+        return self
+
+    def _elapsed(self) -> float:
+        return time.monotonic() - self._started
+
+    def _run(self, step: Step) -> None:
+        try:
+            if self._stop.wait(max(0.0, step.at_s - self._elapsed())):
+                return
+            if step.when is not None:
+                cond = step.when
+                deadline = time.monotonic() + step.when_timeout_s
+                while not cond.holds(self.faults):
+                    if time.monotonic() > deadline:
+                        raise TimeoutError(f"{cond} did not hold within {step.when_timeout_s:.0f}s; step skipped")
+                    if self._stop.wait(0.5):
+                        return
+                say(f"condition met at {self._elapsed():.1f}s: {cond}")
+            injected = self.faults.inject(step.fault)
+            if step.duration_s is not None and not self._stop.wait(step.duration_s):
+                injected.heal()
+        except Exception as exc:
+            self.errors.append(f"at {self._elapsed():.1f}s, {step.fault.describe()}: {type(exc).__name__}: {exc}")
+            say(f"fault schedule error: {step.fault.describe()}: {exc}")
+
+    def wait(self, timeout_s: float) -> None:
+        """Until every step has been injected and, where it has a duration, healed."""
+        deadline = time.monotonic() + timeout_s
+        for t in self._threads:
+            t.join(max(0.0, deadline - time.monotonic()))
+
+    def finish(self) -> None:
+        self._stop.set()
+        for t in self._threads:
+            t.join()
+        self.faults.heal_all()

@@ -1,0 +1,228 @@
+"""Local-mode Spark sessions that can read Kafka, without resolving anything at run time.
+
+pyspark ships Spark but not its Kafka connector. ``connector_jars`` fetches the connector
+release matching the installed pyspark once, with Maven as images.py fetches the broker
+jars, into the cache; ``session`` hands those files to Spark through ``spark.jars``, so
+Spark itself never resolves packages over the network (no ``spark.jars.packages``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import importlib.util
+import os
+import re
+import shlex
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from harness.errors import HarnessError
+from harness.jvm.maven import maven_closure
+from harness.progress import step
+from harness.settings import Settings
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+CONNECTOR_GROUP = "org.apache.spark"
+CONNECTOR_ARTIFACT = "spark-sql-kafka-0-10"
+# pyspark releases whose connector closure resolved completely from Maven Central as this
+# project's machines reach it, when last checked. That copy of Central has no Spark 4.3.0
+# artifacts at all and no spark-token-provider-kafka-0-10 after 4.0.0, so 4.0.0 is the
+# newest 4.x pyspark that can read Kafka here. A connector from another Spark release is
+# no substitute: 4.0.0's batch reads work on pyspark 4.3.0 but its streaming source dies
+# with NoSuchMethodError (SerializedOffset), so the versions must match exactly.
+KNOWN_PYSPARK_VERSIONS = ("4.0.0",)
+_DONE = "resolved"
+
+_POM = """<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>kafka-eos-harness</groupId><artifactId>spark-kafka-closure</artifactId><version>1</version>
+  <dependencies>
+    <dependency><groupId>{group}</groupId><artifactId>{artifact}</artifactId>
+      <version>{version}</version></dependency>
+  </dependencies>
+</project>
+"""
+
+# Spark's POMs declare another repository (a Central mirror on a host we cannot and must
+# not reach) that Maven would try first for transitive artifacts. Every repository except
+# Central is mirrored to an empty local folder, where lookups simply miss. Passed as the
+# global settings so a user's own ~/.m2/settings.xml (proxies, a company mirror) still wins.
+_MAVEN_SETTINGS = """<settings>
+  <mirrors>
+    <mirror><id>central-only</id><mirrorOf>*,!central</mirrorOf><url>{empty}</url></mirror>
+  </mirrors>
+</settings>
+"""
+
+
+def _pyspark() -> tuple[str, Path]:
+    """Version and jars folder of the installed pyspark, found without importing it (~0.5 s)."""
+    spec = importlib.util.find_spec("pyspark")
+    if spec is None or spec.origin is None:
+        raise HarnessError("pyspark is not installed: run `make setup`")
+    return importlib.metadata.version("pyspark"), Path(spec.origin).parent / "jars"
+
+
+def _scala_binary_version(jars: Path, shipped: list[str]) -> str:
+    """2.13 for every pyspark 4.x; read from the spark-core jar to stay right if that changes."""
+    for name in shipped:
+        if match := re.fullmatch(r"spark-core_(\d+\.\d+)-.+\.jar", name):
+            return match.group(1)
+    raise HarnessError(f"no spark-core jar in {jars}: the pyspark install looks broken; reinstall it (`make setup`)")
+
+
+def _ships(shipped: list[str], artifact_id: str) -> bool:
+    # pyspark names its jars <artifactId>-<version>.jar; a version starts with a digit and
+    # has at most one '-' part (1.5.7-7, 33.4.0-jre). That keeps "log4j" from matching
+    # log4j-1.2-api-2.25.4.jar.
+    pattern = re.compile(rf"{re.escape(artifact_id)}-\d[^-]*(-[^-]+)?\.jar")
+    return any(pattern.fullmatch(name) for name in shipped)
+
+
+def _connector_coordinates() -> tuple[str, list[str]]:
+    """Maven coordinates of the connector matching pyspark, and the jar names pyspark ships."""
+    version, jars = _pyspark()
+    shipped = sorted(p.name for p in jars.glob("*.jar"))
+    return f"{CONNECTOR_GROUP}:{CONNECTOR_ARTIFACT}_{_scala_binary_version(jars, shipped)}:{version}", shipped
+
+
+def _jars(folder: Path) -> list[Path]:
+    return sorted(p.resolve() for p in folder.glob("*.jar"))
+
+
+def _connector_folder(settings: Settings) -> tuple[Path, str, list[str]]:
+    coordinates, shipped = _connector_coordinates()
+    version = coordinates.rsplit(":", 1)[1]  # pyspark's
+    key = hashlib.sha256(f"{coordinates} pyspark={version}".encode()).hexdigest()[:16]
+    return settings.cache_dir / "spark-jars" / key, coordinates, shipped
+
+
+def connector_jars_cached(settings: Settings) -> bool:
+    """Whether connector_jars would return at once, without Maven (setup.sh asks first)."""
+    return (_connector_folder(settings)[0] / _DONE).exists()
+
+
+def connector_jars(settings: Settings) -> list[Path]:
+    """The Kafka connector for the installed pyspark and the dependencies pyspark lacks.
+
+    Resolved once per connector version into ``<cache>/spark-jars/<hash>``; a folder with
+    its completion marker is reused as is, so warm calls only list it.
+    """
+    folder, coordinates, shipped = _connector_folder(settings)
+    if (folder / _DONE).exists():
+        return _jars(folder)
+    group, artifact, version = coordinates.split(":")
+    root = folder.parent
+    root.mkdir(parents=True, exist_ok=True)
+    with (
+        step(f"resolve {coordinates} and its runtime closure with mvn"),
+        tempfile.TemporaryDirectory(dir=root) as tmp,
+    ):
+        work = Path(tmp)
+        (work / "empty-repo").mkdir()
+        (work / "settings.xml").write_text(_MAVEN_SETTINGS.format(empty=(work / "empty-repo").as_uri()))
+        (work / "pom.xml").write_text(_POM.format(group=group, artifact=artifact, version=version))
+        try:
+            # The repository layout keeps groupId/artifactId/version apart, so the filter
+            # below needs no guessing on the resolved side.
+            maven_closure(
+                work / "pom.xml",
+                work / "closure",
+                f"resolve the Spark Kafka connector {coordinates}",
+                "-gs",
+                str(work / "settings.xml"),
+                "-Dmdep.useRepositoryLayout=true",
+                "-U",  # retry artifacts an earlier attempt found missing (Maven waits a day otherwise)
+            )
+        except HarnessError as exc:
+            if "not found" in str(exc):  # mvn itself is missing: that message says what to do
+                raise
+            missing = re.search(r"Could not find artifact (\S+)|(\S+) was not found in", exc.detail)
+            raise HarnessError(
+                f"cannot fetch the Kafka connector for pyspark {version} ({coordinates}) from Maven Central"
+                + (f": it has no {missing.group(1) or missing.group(2)}" if missing else "")
+                + f"; pin pyspark to a release whose connector resolves (known: {', '.join(KNOWN_PYSPARK_VERSIONS)})"
+                " or check that Maven Central is reachable",
+                exc.detail,
+            ) from exc
+        # Keep only what pyspark does not already ship, judged by artifactId: the same
+        # library twice on the classpath (hadoop-client, scala-library, slf4j-api, lz4,
+        # snappy, spark-tags, ... in other versions) invites conflicts, and Spark's own copy is
+        # the one it was built and tested with. This drops every Spark module but the two
+        # Kafka ones too, since pyspark ships all the others.
+        staged = work / "jars"
+        staged.mkdir()
+        for jar in (work / "closure").rglob("*.jar"):
+            artifact_id = jar.parent.parent.name  # .../<groupId path>/<artifactId>/<version>/<file>
+            if not _ships(shipped, artifact_id):
+                shutil.copy2(jar, staged / jar.name)
+        (staged / _DONE).write_text(coordinates + "\n")
+        # The folder appears complete or not at all. A concurrent run that got there first
+        # wins (its copy is as good); one without a marker was not made by this code.
+        if not (folder / _DONE).exists():
+            shutil.rmtree(folder, ignore_errors=True)
+            try:
+                staged.rename(folder)
+            except OSError:
+                if not (folder / _DONE).exists():
+                    raise
+    return _jars(folder)
+
+
+def _check_no_package_resolution() -> None:
+    # PYSPARK_SUBMIT_ARGS is passed to spark-submit verbatim and its --packages beats any
+    # conf set below; refuse rather than let Spark reach for a repository.
+    resolving = ("--packages", "--repositories", "spark.jars.packages", "spark.jars.repositories")
+    if any(arg.startswith(resolving) for arg in shlex.split(os.environ.get("PYSPARK_SUBMIT_ARGS", ""))):
+        raise HarnessError(
+            "PYSPARK_SUBMIT_ARGS asks Spark to resolve packages over the network; unset it "
+            "(the harness supplies the Kafka connector jars itself)"
+        )
+
+
+def session(settings: Settings, app_name: str, master: str | None = "local[2]", java_options: str = "") -> SparkSession:
+    """A local SparkSession (getOrCreate) with the Kafka connector, bound to 127.0.0.1.
+
+    ``master`` None leaves the master to whoever launched the JVM (spark-submit's
+    ``--master``); ``java_options`` are added to the driver JVM's (a log configuration, say).
+    """
+    from pyspark.sql import SparkSession  # imported here: ~0.5 s that connector_jars alone need not pay
+
+    jars = connector_jars(settings)
+    _check_no_package_resolution()
+    # Read by the JVM's own address lookups too (block manager, warnings about the host
+    # name); the confs below cover the driver. Loopback only: nothing may leave the machine.
+    os.environ["SPARK_LOCAL_IP"] = "127.0.0.1"
+    conf = {
+        "spark.jars": ",".join(str(j) for j in jars),
+        # Explicitly empty: overrides any spark-defaults.conf entry, so nothing is resolved.
+        "spark.jars.packages": "",
+        "spark.driver.bindAddress": "127.0.0.1",
+        "spark.driver.host": "127.0.0.1",
+        "spark.ui.enabled": "false",
+        "spark.ui.showConsoleProgress": "false",  # progress bars garble test and CLI output
+        # Spark's default of 200 shuffle partitions means 200 tiny tasks per shuffle for the
+        # few thousand records a scenario reads; 4 keeps both cores busy without that overhead.
+        "spark.sql.shuffle.partitions": "4",
+        "spark.driver.memory": "1g",
+        # As for the brokers (config.broker_jvm_opts): C1-only JIT and the serial collector
+        # start the JVM and run small jobs faster on 2 cores (~1 s less per session here).
+        "spark.driver.extraJavaOptions": f"-XX:+UseSerialGC -XX:TieredStopAtLevel=1 {java_options}".strip(),
+        # Python workers must be this interpreter (this venv), not whatever python3 is on PATH.
+        "spark.pyspark.python": sys.executable,
+        "spark.pyspark.driver.python": sys.executable,
+    }
+    builder = SparkSession.builder.appName(app_name)
+    if master is not None:
+        builder = builder.master(master)
+    for name, value in conf.items():
+        builder = builder.config(name, value)
+    spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel("WARN")
+    return spark

@@ -1,0 +1,151 @@
+"""Verdicts: a check result judged against a scenario's expectation, and pairs of them.
+
+Per anomaly a variant expects one of: REQUIRED (count > 0), FORBIDDEN (count == 0),
+ONE_OF (at least one of the anomalies marked so has count > 0) or ALLOWED (reported, not
+judged). Besides the checker's anomalies there are findings about the clients themselves
+(``harness.checker.client``) and about sinks outside Kafka (``harness.checker.sinks``),
+judged the same way.
+
+A pair is:
+
+- **passed**: the control showed every required anomaly and the guarantee is clean;
+- **failed**: the guarantee showed a forbidden anomaly;
+- **inconclusive**: the guarantee is clean but the control did not show its anomaly, so
+  the clean result proved nothing about the fault; or a step of the fault schedule failed
+  on either side, so neither side ran the fault as written.
+
+``verdict.json`` of one variant (schema ``SCHEMA``)::
+
+    schema          "kafka-eos-harness/verdict/1"
+    scenario        scenario id, e.g. "A1"
+    variant         "control" or "guarantee"
+    passed          the variant met its expectation
+    reasons         why not, one line per unmet expectation
+    expect          anomaly -> "required" | "forbidden" | "one of" | "allowed"
+    counts          finding -> count, for every finding of harness.checker.catalogue
+    result          the checker's comparable output:
+      anomalies       anomaly -> {count, examples: [{id, producer, session, txn, at, ...}]}
+      stats           sent, acknowledged, failed, indeterminate, indeterminate_read,
+                      transactions_*, sessions, sessions_fenced, *_records, markers, distinct_read
+      ledger_problems ledger file -> lines ignored (torn or malformed)
+    notes           human detail: which ledger lines were ignored
+    fault_errors    steps of the fault schedule that failed or were skipped (the variant
+                    then does not pass: its fault did not happen as written)
+    kafka_version, broker_settings (a side with its own cluster), client_security
+    (PLAINTEXT or SASL_PLAINTEXT, harness.cluster.security), acls [{user, resource, operations}]
+    granted for the run, topics, topic_config, consumer_view, read_partitions (the
+    consumer's partitions of the main topic; empty: all), producer_config, run_dir
+    read_committed_stalls  [{partition, started_at, seconds, lso}] (harness.history.lso_probe)
+    sink            for a database sink: db, sink_missing / sink_repeated {count, examples};
+                    for a Spark job: output, and its sink findings or aggregate_mismatch
+    workload        one report per app process (incarnation): app, incarnation, exit,
+                    outcomes {ok, fail, info, unfinished}, errors {error name: count},
+                    longest_ack_gap_s (how long it went without any acknowledgement:
+                    unavailability, not loss), resent; or setup_error {error, message, config}
+    faults          [{fault, target, brokers, injected_at, healed_at, ...}] as applied,
+                    with wall-clock times
+
+A research scenario's pair is **reported**: no claim, the findings of both sides are the
+result.
+
+A pair's ``verdict.json`` holds ``scenario``, ``title``, ``verdict`` (passed / failed /
+inconclusive) and both variants' documents under ``control`` and ``guarantee``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from harness.checker import catalogue
+from harness.checker.anomalies import CheckResult
+
+SCHEMA = "kafka-eos-harness/verdict/1"
+REQUIRED = "required"
+FORBIDDEN = "forbidden"
+ONE_OF = "one of"
+ALLOWED = "allowed"
+RULES = (REQUIRED, FORBIDDEN, ONE_OF, ALLOWED)
+
+
+@dataclass
+class VariantVerdict:
+    scenario: str
+    variant: str
+    passed: bool
+    reasons: list[str]
+    result: CheckResult
+    expect: dict[str, str]
+    client: dict[str, int]  # every client and sink finding of the catalogue -> count
+    context: dict[str, Any] = field(default_factory=dict)  # config, faults, topic, run dir, workload
+
+    def count(self, anomaly: str) -> int:
+        return self.client[anomaly] if anomaly in self.client else self.result.count(anomaly)
+
+    def shown(self) -> list[str]:
+        """Anomalies with an expectation or a finding; the rest are zero and unjudged."""
+        return [a for a in catalogue.NAMES if a in self.expect or self.count(a)]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "schema": SCHEMA,
+            "scenario": self.scenario,
+            "variant": self.variant,
+            "passed": self.passed,
+            "reasons": self.reasons,
+            "expect": self.expect,
+            "counts": {
+                **{name: finding.count for name, finding in self.result.anomalies.items()},
+                **self.client,
+            },
+            "result": self.result.to_json(),
+            "notes": self.result.notes,
+            **self.context,
+        }
+
+
+def judge(
+    scenario: str, variant: str, result: CheckResult, expect: dict[str, str], context: dict[str, Any]
+) -> VariantVerdict:
+    verdict = VariantVerdict(scenario, variant, False, [], result, expect, catalogue.context_counts(context), context)
+    for anomaly, rule in expect.items():
+        n = verdict.count(anomaly)
+        if rule == REQUIRED and n == 0:
+            verdict.reasons.append(f"expected {anomaly} anomalies, found none")
+        elif rule == FORBIDDEN and n > 0:
+            verdict.reasons.append(f"found {n} {anomaly} anomalies, none allowed")
+    # A fault that did not happen as written proves nothing either way.
+    verdict.reasons.extend(f"fault schedule error: {e}" for e in context.get("fault_errors", []))
+    any_of = [a for a, rule in expect.items() if rule == ONE_OF]
+    if any_of and not any(verdict.count(a) for a in any_of):
+        verdict.reasons.append(f"expected one of {', '.join(any_of)}, found none")
+    verdict.passed = not verdict.reasons
+    return verdict
+
+
+@dataclass
+class PairVerdict:
+    scenario: str
+    title: str
+    control: VariantVerdict
+    guarantee: VariantVerdict
+    research: bool = False
+
+    @property
+    def outcome(self) -> str:
+        if self.research:
+            return "reported"
+        if any(v.context.get("fault_errors") for v in (self.control, self.guarantee)):
+            return "inconclusive"  # the fault did not happen as written
+        if not self.guarantee.passed:
+            return "failed"
+        return "passed" if self.control.passed else "inconclusive"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "scenario": self.scenario,
+            "title": self.title,
+            "verdict": self.outcome,
+            "control": self.control.to_json(),
+            "guarantee": self.guarantee.to_json(),
+        }

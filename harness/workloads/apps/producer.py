@@ -1,0 +1,229 @@
+"""A producer process: sends uniquely identified records at a steady rate, writing its ledger.
+
+Run as ``python -m harness.workloads.apps.producer SPEC.json`` so that killing it is a real kill.
+The spec (``ProducerSpec``) carries the librdkafka configuration under test verbatim. With
+a ``transactional.id`` in that configuration it sends in transactions of ``txn_size``
+records and aborts every ``abort_every``-th one on purpose. A restarted app (an
+incarnation after the first) resumes from the earlier ledgers: see ``_plan``.
+
+Its last line of output is a JSON report: outcome counts, error names, the longest
+time without an acknowledgement (how long the cluster was unavailable to it), or a
+``setup_error`` when the client refused its configuration (exit status 2), or ``fenced``
+when a newer producer took its transactional.id (exit status 3).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from confluent_kafka import KafkaError, KafkaException, Message, Producer
+
+from harness.history import columns
+from harness.history.ledger import LedgerWriter
+from harness.history.records import encode_value, make_id
+from harness.workloads.apps.transactions import aborts_on_purpose, end_transaction, fenced, report_progress_with
+from harness.workloads.resume import SessionSoFar
+
+FENCED_EXIT = 3  # the app stopped because it was fenced (or hit another fatal error)
+INIT_TRANSACTIONS_TIMEOUT_S = 30
+
+
+@dataclass
+class ProducerSpec:
+    bootstrap_servers: str
+    topic: str
+    ledger: str
+    session: int = 1  # the app's session: its record ids carry it, restarts continue it
+    count: int = 2000
+    rate_per_s: float = 200.0
+    value_bytes: int = 100
+    keys: int = 0  # 0: no key (sticky partitioning); n: keys k0..k(n-1) round robin
+    config: dict[str, Any] = field(default_factory=dict)
+    txn_size: int = 10  # with a transactional.id: records per transaction
+    abort_every: int = 0  # with a transactional.id: abort every n-th transaction (0: never)
+    duplicate_every: int = 0  # an application bug: produce() every n-th record twice (0: never)
+    flush_timeout_s: float = 120.0
+    # Ledgers of earlier incarnations of this app: resend what they did not finish.
+    resume_from: list[str] = field(default_factory=list)
+    # Its login on a secured cluster (KafkaCluster.client_config), for every client it makes.
+    login: dict[str, str] = field(default_factory=dict)
+
+    def save(self, path: Path) -> Path:
+        path.write_text(json.dumps(asdict(self), indent=2))
+        return path
+
+
+def outcome_of(err: KafkaError) -> str:
+    """``info`` when the broker may have written the record, ``fail`` when it surely did not."""
+    # A retriable error or a timeout may follow an attempt the broker did write.
+    if err.retriable() or err.code() in (
+        KafkaError._MSG_TIMED_OUT,
+        KafkaError._TIMED_OUT,
+        KafkaError.REQUEST_TIMED_OUT,
+        KafkaError._TRANSPORT,
+    ):
+        return "info"
+    return "fail"
+
+
+class _Sender:
+    def __init__(self, spec: ProducerSpec, ledger: LedgerWriter) -> None:
+        self.spec, self.ledger = spec, ledger
+        self.counts = {"ok": 0, "fail": 0, "info": 0}
+        self.errors: Counter[str] = Counter()
+        self.longest_ack_gap_s = 0.0  # the longest time without any acknowledgement: unavailability
+        self.sent = 0
+        self.producer = Producer({"bootstrap.servers": spec.bootstrap_servers, **spec.config, **spec.login})
+        self.started = self._last_ack = time.monotonic()
+
+    def _delivered(self, record_id: int, err: KafkaError | None, msg: Message) -> None:
+        if err is None:
+            self.ledger.ok(record_id, msg.partition(), msg.offset())
+            self.counts["ok"] += 1
+            now = time.monotonic()
+            self.longest_ack_gap_s = max(self.longest_ack_gap_s, now - self._last_ack)
+            self._last_ack = now
+        else:
+            kind = outcome_of(err)
+            (self.ledger.info if kind == "info" else self.ledger.fail)(record_id, err.name())
+            self.counts[kind] += 1
+            self.errors[err.name()] += 1
+
+    def send(self, seq: int, txn: int | None) -> None:
+        """Send record ``seq`` at the spec's rate (twice, when the app bug says so)."""
+        spec = self.spec
+        self.producer.poll(max(0.0, self.started + self.sent / spec.rate_per_s - time.monotonic()))
+        self.sent += 1
+        record_id = make_id(spec.session, seq)
+        key = f"k{seq % spec.keys}" if spec.keys else None
+        twice = spec.duplicate_every and seq % spec.duplicate_every == spec.duplicate_every - 1
+        for _ in range(2 if twice else 1):
+            self.ledger.invoke(spec.session, record_id, spec.topic, key=key, txn=txn)
+            while True:
+                try:
+                    self.producer.produce(
+                        spec.topic,
+                        encode_value(record_id, spec.value_bytes),
+                        key.encode() if key else None,
+                        on_delivery=lambda err, msg, record_id=record_id: self._delivered(record_id, err, msg),
+                    )
+                    break
+                except BufferError:  # local queue full: let deliveries drain
+                    self.producer.poll(0.1)
+
+    def report(self, **extra: Any) -> dict[str, Any]:
+        return {
+            "outcomes": self.counts,
+            "errors": dict(self.errors),
+            "longest_ack_gap_s": round(self.longest_ack_gap_s, 3),
+            **extra,
+        }
+
+
+@dataclass
+class _Plan:
+    """What this incarnation sends: records to send again, then new ones."""
+
+    resend: list[int]
+    next_seq: int
+    next_txn: int
+
+    def seqs(self, count: int) -> list[int]:
+        return self.resend + list(range(self.next_seq, count))
+
+
+def _plan(spec: ProducerSpec, transactional: bool) -> _Plan:
+    """Resume after earlier incarnations, as an application does with what it knows.
+
+    Not transactional: resend every record that was not acknowledged; the ones written but
+    not yet acknowledged when the process died are written again (that is the point).
+    Transactional: resend every record outside a committed transaction. A commit that was
+    requested but never answered may still have happened, so for those the log decides:
+    run after ``init_transactions``, which finishes the old transaction first.
+    """
+    so_far = SessionSoFar.read(spec.resume_from, spec.session)
+    if not transactional:
+        done = so_far.acknowledged.copy()
+    else:
+        done = np.isin(so_far.txn, so_far.committed_txns)
+        in_doubt = np.isin(so_far.txn, so_far.unanswered_txns) & so_far.invoked & ~done
+        if in_doubt.any():
+            seqs = np.flatnonzero(in_doubt)
+            done[seqs] = np.isin(make_id(spec.session, seqs), _committed_ids(spec))
+    return _Plan(np.flatnonzero(so_far.invoked & ~done).tolist(), so_far.next_seq, so_far.next_txn)
+
+
+def _committed_ids(spec: ProducerSpec) -> np.ndarray:
+    # Imported here: the read-back decodes values with this module's decode_id.
+    from harness.history import readback
+
+    with tempfile.TemporaryDirectory(prefix="resume-") as tmp:
+        reads = readback.read_back(spec.bootstrap_servers, [spec.topic], Path(tmp), login=spec.login)
+        return columns.load([], reads).views["read_committed"].id
+
+
+def run(spec: ProducerSpec) -> dict[str, Any]:
+    ledger = LedgerWriter(Path(spec.ledger))
+    transactional_id = spec.config.get("transactional.id")
+    stage = "create"
+    try:
+        sender = _Sender(spec, ledger)
+        if transactional_id:
+            stage = "init_transactions"
+            sender.producer.init_transactions(INIT_TRANSACTIONS_TIMEOUT_S)
+    except KafkaException as exc:
+        err = exc.args[0]
+        ledger.close()
+        # _INVALID_ARG: librdkafka refused the configuration before talking to anyone.
+        config = err.code() in (KafkaError._INVALID_ARG, KafkaError.INVALID_TRANSACTION_TIMEOUT)
+        return {"setup_error": {"error": err.name(), "message": err.str(), "config": config, "stage": stage}}
+    ledger.session(spec.session, transactional_id)
+    plan = _plan(spec, bool(transactional_id))
+    report_progress_with(lambda: sender.report(resent=len(plan.resend)))
+    seqs = plan.seqs(spec.count)
+    if not transactional_id:
+        for seq in seqs:
+            sender.send(seq, None)
+        # Whatever is still queued has no outcome: the checker counts it as indeterminate.
+        sender.counts["unfinished"] = sender.producer.flush(spec.flush_timeout_s)
+    else:
+        try:
+            _run_transactions(spec, sender, seqs, plan.next_txn)
+        except KafkaException as exc:
+            err = exc.args[0]
+            if not fenced(err):
+                raise
+            ledger.fenced(spec.session, err.name())
+            ledger.close()
+            return sender.report(resent=len(plan.resend), fenced={"error": err.name(), "message": err.str()})
+    ledger.close()
+    return sender.report(resent=len(plan.resend))
+
+
+def _run_transactions(spec: ProducerSpec, sender: _Sender, seqs: list[int], first_txn: int) -> None:
+    p, ledger = sender.producer, sender.ledger
+    for txn, first in enumerate(range(0, len(seqs), spec.txn_size), start=first_txn):
+        p.begin_transaction()
+        ledger.txn("begin", spec.session, txn)
+        for seq in seqs[first : first + spec.txn_size]:
+            sender.send(seq, txn)
+        end_transaction(p, ledger, spec.session, txn, aborts_on_purpose(spec.abort_every, txn))
+
+
+def main() -> None:
+    spec = ProducerSpec(**json.loads(Path(sys.argv[1]).read_text()))
+    report = run(spec)
+    print(json.dumps(report), flush=True)
+    sys.exit(2 if "setup_error" in report else FENCED_EXIT if "fenced" in report else 0)
+
+
+if __name__ == "__main__":
+    main()

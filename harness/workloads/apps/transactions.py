@@ -1,0 +1,116 @@
+"""Ending a transaction the same way in every app: commit, or abort on purpose, recording each step.
+
+The ledger gets ``txn-commit`` before the commit is asked for and ``txn-committed`` after
+it returns, so a crash in between leaves the outcome visibly unknown. An abortable error
+aborts (and says so); any other error is recorded as ``txn-unknown`` and raised, and the
+app decides whether it was fenced.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from confluent_kafka import KafkaError, KafkaException, Producer
+
+from harness.history.ledger import LedgerWriter
+
+COMMITTED, ABORTED = "committed", "aborted"
+STUCK_EXIT = 4  # the app gave up on a client call that outlived its own timeout
+STUCK_GRACE_S = 15.0
+_progress: Callable[[], dict[str, Any]] = dict  # the app's report so far, for a report written in haste
+_FENCING = (KafkaError._FENCED, KafkaError.PRODUCER_FENCED, KafkaError.INVALID_PRODUCER_EPOCH)
+
+
+def aborts_on_purpose(abort_every: int, txn: int) -> bool:
+    return bool(abort_every) and txn % abort_every == abort_every - 1
+
+
+def end_transaction(
+    producer: Producer,
+    ledger: LedgerWriter,
+    session: int,
+    txn: int,
+    abort: bool,
+    before_end: Callable[[], None] = lambda: None,
+) -> str:
+    """Run ``before_end`` (e.g. adding consumer offsets), then commit or abort ``txn``."""
+    try:
+        before_end()
+        if abort:
+            # Written first, then aborted: an abort with records still queued would purge
+            # them locally and the log would never hold anything to hide.
+            producer.flush(60)
+            _until_answered(producer.abort_transaction)
+            ledger.txn("aborted", session, txn, "on purpose")
+            return ABORTED
+        ledger.txn("commit", session, txn)
+        _until_answered(producer.commit_transaction)
+        ledger.txn("committed", session, txn)
+        return COMMITTED
+    except KafkaException as exc:
+        err = exc.args[0]
+        if err.txn_requires_abort():
+            _until_answered(producer.abort_transaction)
+            ledger.txn("aborted", session, txn, err.name())
+            return ABORTED
+        ledger.txn("unknown", session, txn, err.name())
+        raise
+
+
+def _until_answered(end: Callable[[float], None], attempts: int = 5) -> None:
+    """Commit or abort, asking again while librdkafka says the error is retriable (a
+    timeout while the coordinator is unreachable): the outcome is still open, and giving
+    up would leave the transaction hanging until its timeout."""
+    for attempt in range(attempts):
+        try:
+            with bounded(end.__name__, 60):
+                end(60)
+            return
+        except KafkaException as exc:
+            if not exc.args[0].retriable() or attempt == attempts - 1:
+                raise
+
+
+def fenced(err: KafkaError) -> bool:
+    """The producer was fenced (a newer one took its transactional.id or its group's place),
+    or hit another fatal error: it must stop, as a zombie must."""
+    return err.code() in _FENCING or err.fatal()
+
+
+def report_progress_with(progress: Callable[[], dict[str, Any]]) -> None:
+    """What the app has done so far: the report ``bounded`` prints if it has to give up."""
+    global _progress
+    _progress = progress
+
+
+@contextmanager
+def bounded(call: str, timeout_s: float) -> Iterator[None]:
+    """Around a librdkafka call given ``timeout_s``: give up on the whole app if the call
+    outlives it by ``STUCK_GRACE_S``.
+
+    librdkafka does not always keep to the timeout: ``send_offsets_to_transaction`` can
+    block for good once its group coordinator was unreachable (librdkafka issue 5456; seen
+    here in B2c after a healed blackhole). The app then prints its report with ``stuck``
+    and exits ``STUCK_EXIT`` at once (the blocked thread cannot be interrupted); its open
+    transaction is left to the coordinator's timeout, as after a crash.
+    """
+    started = time.monotonic()
+
+    def give_up() -> None:
+        waited = round(time.monotonic() - started, 1)
+        print(json.dumps({**_progress(), "stuck": {"call": call, "timeout_s": timeout_s, "waited_s": waited}}))
+        os._exit(STUCK_EXIT)
+
+    timer = threading.Timer(timeout_s + STUCK_GRACE_S, give_up)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()

@@ -1,0 +1,264 @@
+"""A consume-transform-produce app: reads an input topic in a consumer group, writes one
+output record per input record to an output topic, writing its ledger.
+
+Run as ``python -m harness.workloads.apps.transformer SPEC.json`` so that killing or pausing it
+is real. Each output gets a fresh id of the app's session and names its input as its
+``source`` in the ledger, so the checker can count outputs per input (exactly once).
+
+Two modes (``TransformerSpec.mode``):
+
+- **plain**: produce the outputs of a batch, flush, then commit the consumer's offsets.
+  A crash between the two reprocesses the batch after a restart.
+- **transactional**: ``init_transactions``; per batch ``begin_transaction``, produce,
+  ``send_offsets_to_transaction`` with the consumer's group metadata, commit. On an
+  abortable error it aborts and rewinds to the committed offsets; when fenced it records
+  the error and exits (status 3), as a zombie must.
+
+With ``sink_db`` set the effect of each input is a row in a SQLite database instead of a
+Kafka record (harness.workloads.apps.sqlite_sink): plain mode inserts the rows at once and commits offsets to
+Kafka afterwards; transactional mode writes rows and next offsets in one database
+transaction and takes its starting offsets from the database.
+
+``pause_before_commit_ms`` is the time between producing a batch and committing it: the
+window a crash must hit to matter. The app stops once it has had nothing to do for
+``idle_exit_s``: every partition it owns read up to its end (waiting for a rebalance or
+for another instance's pending offsets is not idleness), or, after ``join_grace_s``,
+owning no partition at all (another instance has them all).
+Its last line of output is a JSON report (see ``harness.workloads.apps.producer``).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, KafkaException, Message, Producer, TopicPartition
+
+from harness.history.ledger import LedgerWriter
+from harness.history.records import decode_id, encode_value, make_id
+from harness.workloads.apps.producer import FENCED_EXIT
+from harness.workloads.apps.sqlite_sink import Sink
+from harness.workloads.apps.transactions import (
+    ABORTED,
+    aborts_on_purpose,
+    bounded,
+    end_transaction,
+    fenced,
+    report_progress_with,
+)
+from harness.workloads.resume import SessionSoFar
+
+
+@dataclass
+class TransformerSpec:
+    bootstrap_servers: str
+    input_topic: str
+    output_topic: str
+    group_id: str
+    ledger: str
+    session: int
+    mode: str = "transactional"
+    transactional_id: str = ""  # transactional mode; empty: derived from the group and session
+    batch_size: int = 50  # input records per transaction (or per offset commit)
+    pause_before_commit_ms: int = 0
+    abort_every: int = 0  # transactional: abort every n-th batch on purpose, then redo it
+    value_bytes: int = 100
+    idle_exit_s: float = 6.0
+    join_grace_s: float = 20.0
+    producer_config: dict[str, Any] = field(default_factory=dict)
+    consumer_config: dict[str, Any] = field(default_factory=dict)
+    resume_from: list[str] = field(default_factory=list)  # ledgers of earlier incarnations
+    sink_db: str = ""  # a SQLite file: the effects go there, not to the output topic
+    login: dict[str, str] = field(default_factory=dict)  # on a secured cluster, for both clients
+
+
+class _App:
+    def __init__(self, spec: TransformerSpec, ledger: LedgerWriter) -> None:
+        self.spec, self.ledger = spec, ledger
+        self.transactional = spec.mode == "transactional"
+        self.errors: Counter[str] = Counter()
+        self.counts = {"consumed": 0, "produced": 0, "batches": 0, "aborted": 0}
+        self.consumer = Consumer(
+            {
+                "bootstrap.servers": spec.bootstrap_servers,
+                "group.id": spec.group_id,
+                "enable.auto.commit": False,
+                "auto.offset.reset": "earliest",
+                "isolation.level": "read_committed",
+                # The smallest session a broker allows by default: a dead member leaves the
+                # group in seconds, so a restarted app is not kept waiting for it.
+                "session.timeout.ms": 6000,
+                **spec.consumer_config,
+                **spec.login,
+            }
+        )
+        producer_config = {"bootstrap.servers": spec.bootstrap_servers, **spec.producer_config, **spec.login}
+        if self.transactional:
+            producer_config["transactional.id"] = spec.transactional_id or f"{spec.group_id}-{spec.session}"
+        self.transactional_id = producer_config.get("transactional.id", "")
+        self.producer = Producer(producer_config)
+        self.sink = Sink(Path(spec.sink_db), f"session-{spec.session}") if spec.sink_db else None
+        so_far = SessionSoFar.read(spec.resume_from, spec.session)  # a restart carries on its ids
+        report_progress_with(self._report)
+        self.seq, self.txn = so_far.next_seq, so_far.next_txn
+
+    def _delivered(self, record_id: int, err: KafkaError | None, msg: Message) -> None:
+        if err is None:
+            self.ledger.ok(record_id, msg.partition(), msg.offset())
+        else:
+            self.errors[err.name()] += 1
+            self.ledger.info(record_id, err.name())
+
+    def _emit(self, inputs: list[Message], txn: int | None) -> None:
+        spec = self.spec
+        for m in inputs:
+            out_id = make_id(spec.session, self.seq)
+            self.seq += 1
+            self.ledger.invoke(spec.session, out_id, spec.output_topic, key=None, txn=txn, source=decode_id(m.value()))
+            self.producer.produce(
+                spec.output_topic,
+                encode_value(out_id, spec.value_bytes),
+                m.key(),
+                on_delivery=lambda err, msg, out_id=out_id: self._delivered(out_id, err, msg),
+            )
+            self.producer.poll(0)
+        self.counts["produced"] += len(inputs)
+
+    def run(self) -> dict[str, Any]:
+        spec = self.spec
+        if self.transactional and self.sink is None:
+            self.producer.init_transactions(30)
+        self.ledger.session(spec.session, self.transactional_id)
+        if self.sink is not None and self.transactional:
+            self.consumer.subscribe([spec.input_topic], on_assign=self._from_database)
+        else:
+            self.consumer.subscribe([spec.input_topic])
+        started = idle_since = time.monotonic()
+        try:
+            while time.monotonic() - idle_since < spec.idle_exit_s:
+                batch = [m for m in self.consumer.consume(spec.batch_size, timeout=0.5) if m.error() is None]
+                if not batch:
+                    if not self._nothing_to_do(time.monotonic() - started):
+                        idle_since = time.monotonic()
+                    continue
+                idle_since = time.monotonic()
+                self.counts["consumed"] += len(batch)
+                if self.sink is not None:
+                    self._effects(batch, self.sink)
+                elif self.transactional:
+                    self._transaction(batch)
+                else:
+                    self._plain(batch)
+                self.counts["batches"] += 1
+        except KafkaException as exc:
+            err = exc.args[0]
+            self.errors[err.name()] += 1
+            if fenced(err):
+                self.ledger.fenced(spec.session, err.name())
+                return self._report(fenced={"error": err.name(), "message": err.str()})
+            raise
+        finally:
+            self.consumer.close()
+        return self._report()
+
+    def _nothing_to_do(self, running_s: float) -> bool:
+        owned = self.consumer.assignment()
+        if not owned:
+            return running_s > self.spec.join_grace_s
+        try:
+            for tp in self.consumer.position(owned):
+                low, high = self.consumer.get_watermark_offsets(tp, timeout=5, cached=False)
+                # Nothing consumed since the assignment: the position is unknown, and the
+                # partition starts where the offsets were stored (or at its beginning).
+                at = tp.offset if tp.offset >= 0 else self._stored_offset(tp)
+                if max(at, low) < high:
+                    return False
+        except KafkaException:
+            # No answer yet, e.g. the committed offsets wait for another instance's
+            # transaction to end (KIP-447): still busy, not idle.
+            return False
+        return True
+
+    def _stored_offset(self, tp: TopicPartition) -> int:
+        if self.sink is not None and self.transactional:
+            return self.sink.next_offsets(tp.topic).get(tp.partition, -1)
+        (committed,) = self.consumer.committed([tp], timeout=5)
+        return committed.offset
+
+    def _effects(self, batch: list[Message], sink: Sink) -> None:
+        inputs = [decode_id(m.value()) for m in batch]
+        if self.transactional:  # effects and offsets in one database transaction
+            time.sleep(self.spec.pause_before_commit_ms / 1000)
+            sink.effects_with_offsets(inputs, {(m.topic(), m.partition()): m.offset() + 1 for m in batch})
+            return
+        for input_id in inputs:  # the side effect happens now, whatever follows
+            sink.effect(input_id)
+        self._commit_offsets()
+
+    def _from_database(self, consumer: Consumer, partitions: list[TopicPartition]) -> None:
+        """On assignment: start where the database says, not where the group says."""
+        assert self.sink is not None
+        stored = self.sink.next_offsets(self.spec.input_topic)
+        for tp in partitions:
+            tp.offset = stored.get(tp.partition, OFFSET_BEGINNING)
+        consumer.assign(partitions)
+
+    def _plain(self, batch: list[Message]) -> None:
+        self._emit(batch, None)
+        self.producer.flush(60)
+        self._commit_offsets()
+
+    def _commit_offsets(self) -> None:
+        time.sleep(self.spec.pause_before_commit_ms / 1000)
+        try:
+            self.consumer.commit(asynchronous=False)
+        except KafkaException as exc:
+            # The group moved on (a rebalance while this app was away): the batch is
+            # written but its offsets are not, so whoever owns the partitions now
+            # processes it again. That is the control's anomaly, not a crash.
+            self.errors[exc.args[0].name()] += 1
+
+    def _transaction(self, batch: list[Message]) -> None:
+        spec, p, c = self.spec, self.producer, self.consumer
+        txn, self.txn = self.txn, self.txn + 1
+        p.begin_transaction()
+        self.ledger.txn("begin", spec.session, txn)
+        self._emit(batch, txn)
+
+        def add_offsets() -> None:
+            with bounded("send_offsets_to_transaction", 30):
+                p.send_offsets_to_transaction(c.position(c.assignment()), c.consumer_group_metadata(), 30)
+            time.sleep(spec.pause_before_commit_ms / 1000)
+
+        outcome = end_transaction(
+            p, self.ledger, spec.session, txn, aborts_on_purpose(spec.abort_every, txn), add_offsets
+        )
+        if outcome == ABORTED:
+            self._rewind()
+
+    def _rewind(self) -> None:
+        """Back to the group's committed offsets, so an aborted batch is processed again."""
+        self.counts["aborted"] += 1
+        for tp in self.consumer.committed(self.consumer.assignment(), timeout=30):
+            self.consumer.seek(TopicPartition(tp.topic, tp.partition, max(tp.offset, 0)))
+
+    def _report(self, **extra: Any) -> dict[str, Any]:
+        return {"outcomes": self.counts, "errors": dict(self.errors), **extra}
+
+
+def main() -> None:
+    spec = TransformerSpec(**json.loads(Path(sys.argv[1]).read_text()))
+    ledger = LedgerWriter(Path(spec.ledger))
+    report = _App(spec, ledger).run()
+    ledger.close()
+    print(json.dumps(report), flush=True)
+    sys.exit(FENCED_EXIT if "fenced" in report else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,31 @@
+"""A pipeline's input: an input topic filled cleanly, before its apps and faults start, by the
+producer app (idempotent, or transactional when asked); its ledgers are part of the history."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from harness.cluster.kafka import KafkaCluster
+from harness.errors import HarnessError
+from harness.progress import step
+from harness.workloads.process import AppProcess
+from harness.workloads.producer import PRODUCER_APP, ProducerWorkload, producer_spec
+
+INPUT_PRODUCER = {"acks": "all", "enable.idempotence": True, "linger.ms": 5}
+INPUT_RATE_PER_S = 5000.0
+_SLACK_S = 120
+
+
+def fill(cluster: KafkaCluster, run_dir: Path, topic: str, w: ProducerWorkload, config: dict[str, Any]) -> list[Path]:
+    """Write ``w``'s records into ``topic`` at ``INPUT_RATE_PER_S``; returns the producer's ledgers."""
+    w = replace(w, rate_per_s=INPUT_RATE_PER_S)
+    spec_for = producer_spec(cluster.bootstrap_servers(), topic, w, config, 1, cluster.client_config())
+    app = AppProcess("input", run_dir, spec_for, PRODUCER_APP)
+    with step(f"fill {topic} with {w.count} records"):
+        app.start()
+        if not app.wait(w.count / INPUT_RATE_PER_S + _SLACK_S) or app.current.proc.returncode != 0:
+            app.kill()
+            raise HarnessError(f"filling the input topic {topic} failed; see {app.current.out}")
+    return app.ledgers()

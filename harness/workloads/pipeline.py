@@ -1,0 +1,127 @@
+"""The pipeline workload: consume-transform-produce. An input topic is filled first (an
+idempotent producer, no faults), then transformer apps in one consumer group turn it into
+an output topic, or, with a SQLite sink, into one database row per input.
+
+The apps are ``harness.workloads.apps.transformer``; every output names its input as its
+``source`` in the ledger, so the checker counts outputs per input (``eos_pairs``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from harness.checker.sinks import count_effects
+from harness.cluster.kafka import KafkaCluster
+from harness.history.columns import History
+from harness.workloads.apps.transformer import TransformerSpec
+from harness.workloads.base import Plan, Side
+from harness.workloads.input import INPUT_PRODUCER, fill
+from harness.workloads.process import AppProcess, python_app
+from harness.workloads.producer import ProducerWorkload
+
+TRANSFORMER_APP = python_app("harness.workloads.apps.transformer")
+# The apps' budget: their inputs at a slow pace (restarts, rebalances), plus start-up.
+_INPUTS_PER_S, _SLACK_S = 50, 180
+
+
+def transformer(i: int) -> str:
+    """Name of a pipeline's i-th transformer app (from 1): fault target and ledger file stem."""
+    return f"transformer-{i}"
+
+
+@dataclass(frozen=True)
+class PipelineWorkload:
+    """The schedule gets the output topic (the input topic with a SQLite sink); apps are
+    ``transformer(1)``, ``transformer(2)`` …."""
+
+    inputs: int = 2000
+    partitions: int = 3  # of the input topic and of the output topic
+    mode: str = "transactional"  # or "plain" (harness.workloads.apps.transformer)
+    instances: int = 1  # transformer apps started at once
+    # Apps registered but started only by a ``launch`` step: a replacement instance.
+    standby: int = 0
+    # True: every instance has the same transactional.id (a replacement fences the
+    # original by id); False: one id each, fenced through the group metadata (KIP-447).
+    shared_transactional_id: bool = False
+    batch_size: int = 50
+    pause_before_commit_ms: int = 0
+    abort_every: int = 0
+    producer_config: dict[str, Any] = field(default_factory=dict)
+    consumer_config: dict[str, Any] = field(default_factory=dict)
+    # Apps (by number) that reach the brokers through links of their own, so a link fault
+    # on them (target Brokers(), listener=harness.faults.OWN_LINKS) hits them and nobody else.
+    own_links: tuple[int, ...] = ()
+    # "kafka": outputs go to the output topic; "sqlite": each input's effect is a row in a
+    # SQLite file (harness.workloads.apps.sqlite_sink) at ``sink_db`` (default: sink.sqlite
+    # in the run folder).
+    sink: str = "kafka"
+    sink_db: str = ""
+
+    def plan(self, side: Side) -> Plan:
+        cluster, run_dir = side.cluster, side.run_dir
+        source, output = f"{side.name}-in", f"{side.name}-out"
+        sink_db = (Path(self.sink_db) if self.sink_db else run_dir / "sink.sqlite") if self.sink == "sqlite" else None
+        to_kafka = sink_db is None
+        for topic in (source, output) if to_kafka else (source,):
+            cluster.create_topic(topic, self.partitions, config=side.topic_config)
+        inputs = ProducerWorkload(count=self.inputs, keys=self.partitions * 4)
+        input_ledgers = fill(cluster, run_dir, source, inputs, INPUT_PRODUCER)
+        producer_config = {**self.producer_config, **side.client_config}
+        ids = [self._transactional_id(side.name, i) for i in range(1, self.instances + self.standby + 1)]
+        apps = []
+        for i, transactional_id in enumerate(ids, start=1):
+            spec = TransformerSpec(
+                bootstrap_servers=cluster.bootstrap_servers(side.own_links if i in self.own_links else "client"),
+                input_topic=source,
+                output_topic=output,
+                group_id=f"{side.name}-group",
+                ledger="",
+                session=1 + i,  # session 1 is the input producer
+                mode=self.mode,
+                transactional_id=transactional_id,
+                batch_size=self.batch_size,
+                pause_before_commit_ms=self.pause_before_commit_ms,
+                abort_every=self.abort_every,
+                producer_config=producer_config,
+                consumer_config=self.consumer_config,
+                sink_db=str(sink_db or ""),
+                login=cluster.client_config(),
+            )
+
+            def spec_for(ledger: Path, earlier: list[Path], spec: TransformerSpec = spec) -> dict[str, Any]:
+                return asdict(replace(spec, ledger=str(ledger), resume_from=[str(p) for p in earlier]))
+
+            apps.append(AppProcess(transformer(i), run_dir, spec_for, TRANSFORMER_APP))
+        return Plan(
+            apps,
+            apps[: self.instances],
+            topics=[source, output] if to_kafka else [source],
+            main_topic=output if to_kafka else source,
+            partitions=self.partitions,
+            config={"mode": self.mode, **producer_config} if to_kafka else {"mode": self.mode, "sink": str(sink_db)},
+            budget_s=self.inputs / _INPUTS_PER_S + _SLACK_S,
+            eos_pairs=((source, output),) if to_kafka else (),
+            prefix_ledgers=input_ledgers,
+            transactional_ids=sorted(set(ids)) if self.mode == "transactional" and to_kafka else [],
+            sink=None if to_kafka else DatabaseRows(sink_db),  # type: ignore[arg-type]
+        )
+
+    def _transactional_id(self, side: str, i: int) -> str:
+        return f"{side}-app" if self.shared_transactional_id else f"{side}-app-{i}"
+
+
+@dataclass(frozen=True)
+class DatabaseRows:
+    """A SQLite sink's rows, one per input read committed from the input topic (the only topic
+    read back, so every id in that view is an input)."""
+
+    db: Path
+
+    def collect(self, cluster: KafkaCluster) -> None:
+        """The database is in the run folder already."""
+
+    def findings(self, history: History, max_examples: int) -> dict[str, Any]:
+        inputs = history.views["read_committed"].id
+        return {"db": str(self.db), **count_effects(self.db, inputs[inputs >= 0], max_examples)}

@@ -1,0 +1,91 @@
+"""``verify-config``'s dynamic run: the example files through scenario pairs on a cluster.
+
+Each cluster-backed case starts a cluster of its own (the files' broker settings), so they
+run on the default Kafka version with the fewest scenarios that still tell the outcomes
+apart. ``examples/configs/unsafe``'s producer is refused by the client (idempotence with
+acks=1), so its rows are *unavailable*; ``examples/configs/lossy`` runs and loses data.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.cluster import docker_engine
+from harness.configcheck.catalogue import Kind
+from harness.settings import LABEL_PID
+
+pytestmark = pytest.mark.cluster
+
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "configs"
+FILES = {Kind.BROKER: "server.properties", Kind.PRODUCER: "producer.properties", Kind.CONSUMER: "consumer.properties"}
+
+
+def example_args(name: str) -> list[str]:
+    return [arg for kind, file in FILES.items() for arg in (f"--{kind}", str(EXAMPLES / name / file))]
+
+
+def verify_config(*args: str, runs: Path) -> tuple[subprocess.CompletedProcess[str], list[str]]:
+    """The CLI in a subprocess, and the containers it left (by its pid label)."""
+    cmd = [sys.executable, "-m", "harness.cli", "verify-config", *args, "--runs-dir", str(runs)]
+    with subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "COLUMNS": "100"}
+    ) as proc:
+        out, err = proc.communicate(timeout=900)
+    left = docker_engine.client().containers.list(all=True, filters={"label": f"{LABEL_PID}={proc.pid}"})
+    return subprocess.CompletedProcess(cmd, proc.returncode, out, err), [c.name for c in left]
+
+
+def dynamic(proc: subprocess.CompletedProcess[str]) -> dict[str, Any]:
+    assert proc.returncode in (0, 1), proc.stderr
+    return json.loads(proc.stdout)["dynamic"]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--scenarios", "A1,Z9"), "unknown scenario 'Z9'"),
+        (("--scenarios", "B1"), "scenario B1 cannot run with your files: it is a consume-transform-produce"),
+        (("--kafka-version", "4.3.1,9.9.9"), "unknown Kafka version 9.9.9"),
+        (("--kafka-version", "banana"), "unknown Kafka version 'banana'"),
+    ],
+)
+def test_bad_choices_are_one_line_exit_2_and_start_nothing(tmp_path: Path, args: tuple[str, ...], message: str) -> None:
+    proc, left = verify_config(*example_args("safe"), *args, runs=tmp_path)
+    lines = proc.stderr.splitlines()
+    assert proc.returncode == 2 and proc.stdout == "", proc.stderr
+    assert len(lines) == 1 and message in lines[0], proc.stderr
+    assert left == []
+
+
+def test_safe_files_hold(tmp_path: Path) -> None:
+    """A3 may also end *unavailable* (2 of 4 runs so far): the safe producer is transactional,
+    its transaction stalls once replication is cut, so the partition's ISR never shrinks
+    and the kill never comes. That is acks=all refusing to write, never a violation."""
+    proc, left = verify_config(*example_args("safe"), "--scenarios", "A1,A3", "--json", runs=tmp_path)
+    rows = {r["scenario"]: r for r in dynamic(proc)["rows"]}
+    assert rows["A1"]["outcome"] == "held" and rows["A3"]["outcome"] in ("held", "unavailable"), rows
+    assert proc.returncode == 0 and left == []
+
+
+def test_unsafe_files_fail_statically_and_cannot_deliver(tmp_path: Path) -> None:
+    proc, left = verify_config(*example_args("unsafe"), "--scenarios", "A1", "--json", runs=tmp_path)
+    doc = json.loads(proc.stdout)
+    assert doc["counts"]["error"] > 0 and proc.returncode == 1 and left == []
+    (row,) = doc["dynamic"]["rows"]
+    assert row["outcome"] == "unavailable" and "refused the configuration" in row["reason"], row
+
+
+def test_lossy_files_violate(tmp_path: Path) -> None:
+    proc, left = verify_config(*example_args("lossy"), "--scenarios", "A1,A3", "--json", runs=tmp_path)
+    assert proc.returncode == 1 and left == [], proc.stderr
+    rows = {r["scenario"]: r for r in dynamic(proc)["rows"]}
+    assert rows["A1"]["outcome"] == "violated" and rows["A1"]["counts"]["guarantee"]["duplicate"] > 0, rows["A1"]
+    assert rows["A3"]["outcome"] == "violated" and rows["A3"]["counts"]["guarantee"]["lost"] > 0, rows["A3"]
+    assert all(r["example"] for r in rows.values())

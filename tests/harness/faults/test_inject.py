@@ -1,0 +1,136 @@
+"""Each fault kind demonstrably takes effect on a real cluster, and healing undoes it.
+
+The probe is one produce of one record to a single-partition topic whose leader is the
+fault's target (a role resolved when the fault fires), timed from a fresh producer.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from confluent_kafka import Producer
+
+from harness import faults as f
+from harness.cluster.kafka import KafkaCluster
+from harness.faults import Faults, FaultSpec, Leader
+
+PROBE_TIMEOUT_S = 5.0
+
+
+def produce_once(cluster: KafkaCluster, topic: str, size: int = 100) -> float:
+    """Seconds until one record is acknowledged; raises if it is not within the timeout."""
+    producer = Producer(
+        {
+            "bootstrap.servers": cluster.bootstrap_servers(),
+            "acks": "all",
+            "message.timeout.ms": int(PROBE_TIMEOUT_S * 1000),
+            "socket.timeout.ms": int(PROBE_TIMEOUT_S * 1000),
+            "message.max.bytes": 2_000_000,
+        }
+    )
+    errors: list[str] = []
+    started = time.monotonic()
+    producer.produce(topic, b"x" * size, on_delivery=lambda err, msg: err and errors.append(err.name()))
+    left = producer.flush(PROBE_TIMEOUT_S + 2)
+    elapsed = time.monotonic() - started
+    if left or errors:
+        raise RuntimeError(f"produce failed after {elapsed:.1f}s: {errors or 'not delivered'}")
+    return elapsed
+
+
+def probe_fails(cluster: KafkaCluster, topic: str, size: int = 100) -> bool:
+    try:
+        produce_once(cluster, topic, size)
+    except RuntimeError:
+        return True
+    return False
+
+
+# (fault, probe size, effect to check) for every link fault kind.
+LINK_CASES = {
+    "latency": (lambda t: f.latency(Leader(t), ms=600), 100, lambda c, t, s: produce_once(c, t, s) >= 1.2),
+    "blackhole": (lambda t: f.blackhole(Leader(t), direction="from_broker"), 100, probe_fails),
+    "reset_peer": (lambda t: f.reset_peer(Leader(t)), 100, probe_fails),
+    "limit_data": (lambda t: f.limit_data(Leader(t), max_bytes=1), 100, probe_fails),
+    "bandwidth": (
+        lambda t: f.bandwidth(Leader(t), kb_per_s=64, direction="to_broker"),
+        256_000,
+        lambda c, t, s: produce_once(c, t, s) >= 2.0,
+    ),
+    "slicer": (
+        lambda t: f.slicer(Leader(t), average_size=64, size_variation=0, delay_us=20_000, direction="to_broker"),
+        6_400,
+        lambda c, t, s: produce_once(c, t, s) >= 1.0,
+    ),
+    "cut": (lambda t: f.cut(Leader(t), "client"), 100, probe_fails),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(LINK_CASES))
+def test_link_fault_takes_effect_and_heals(cluster: KafkaCluster, topic: str, kind: str) -> None:
+    make, size, effect = LINK_CASES[kind]
+    assert produce_once(cluster, topic, size) < 2.0, "the link must be healthy before the fault"
+    faults = Faults(cluster)
+    injected = faults.inject(make(topic))
+    try:
+        assert effect(cluster, topic, size), f"{kind} had no visible effect"
+    finally:
+        faults.heal_all()
+    assert injected.healed_at is not None
+    assert produce_once(cluster, topic, size) < 3.0, f"{kind}: healing did not restore the link"
+
+
+def test_cut_replication_link_pushes_followers_out_of_isr(cluster: KafkaCluster, topic: str) -> None:
+    leader = cluster.leader(topic)
+    faults = Faults(cluster)
+    faults.inject(f.cut(Leader(topic), "replication"))
+    try:
+        cluster.wait_for_isr_at_most(topic, 0, 1, timeout_s=40)
+        assert cluster.isr(topic) == [leader]
+    finally:
+        faults.heal_all()
+    cluster.wait_for_isr(topic, 0, 3, timeout_s=60)
+
+
+@pytest.mark.parametrize("kind", ["kill", "stop", "pause"])
+def test_process_fault_moves_leadership_and_heals(cluster: KafkaCluster, topic: str, kind: str) -> None:
+    leader = cluster.leader(topic)
+    faults = Faults(cluster)
+    injected = faults.inject(FaultSpec(kind, Leader(topic)))
+    try:
+        assert injected.brokers == [leader]
+        new_leader = cluster.wait_for_leader(topic, not_on=leader, timeout_s=60)
+        assert new_leader != leader
+        produce_once(cluster, topic)  # the partition is writable again on the new leader
+    finally:
+        faults.heal_all()
+    assert cluster.registered_brokers() == [1, 2, 3]
+    cluster.wait_for_isr(topic, 0, 3, timeout_s=90)
+
+
+def test_restart_brings_the_broker_back_in_sync(cluster: KafkaCluster, topic: str) -> None:
+    faults = Faults(cluster)
+    faults.inject(f.restart(Leader(topic)))
+    faults.heal_all()
+    assert cluster.registered_brokers() == [1, 2, 3]
+    cluster.wait_for_isr(topic, 0, 3, timeout_s=90)
+
+
+def test_a_fault_on_own_links_lands_on_the_sides_own_listener(cluster: KafkaCluster) -> None:
+    """Two sides of a pair run at once each have their own-link listener: a blackhole one
+    side aims at OWN_LINKS reaches only its listener's proxies, and only it heals them."""
+    api = cluster.proxies
+    assert api is not None
+    first, second = Faults(cluster, own_links="client2"), Faults(cluster, own_links="client3")
+    injected = second.inject(f.blackhole(f.Brokers(), listener=f.OWN_LINKS))
+    try:
+        assert injected.spec.listeners == ("client3",)
+        for node_id in (1, 2, 3):
+            assert api.toxics(cluster.proxy_name(node_id, "client3"))
+            assert not api.toxics(cluster.proxy_name(node_id, "client2"))
+        first.heal_all()  # the other side's sweep leaves this side's faults alone
+        assert all(api.toxics(cluster.proxy_name(node_id, "client3")) for node_id in (1, 2, 3))
+    finally:
+        second.heal_all()
+    assert not any(api.toxics(cluster.proxy_name(node_id, "client3")) for node_id in (1, 2, 3))
