@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import signal
 import sys
 import threading
 from pathlib import Path
 
 import scenarios
+from harness import stopping
 from harness.cluster import docker_engine, images
 from harness.configcheck import dynamic
 from harness.configcheck.catalogue import CLIENTS
@@ -222,8 +222,7 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> None:
     args = parser().parse_args(argv)
-    # SIGTERM unwinds like Ctrl-C, so the cluster's context manager removes its containers.
-    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
+    stopping.install()  # Ctrl-C and SIGTERM: everything gone and exit 130/143 within seconds
     try:
         sys.exit(args.func(args))
     except HarnessError as exc:
@@ -232,9 +231,6 @@ def main(argv: list[str] | None = None) -> None:
         if args.verbose and exc.detail:
             print(exc.detail, file=sys.stderr)
         sys.exit(2)
-    except KeyboardInterrupt:
-        print("kafka-harness: interrupted; containers removed", file=sys.stderr)
-        sys.exit(130)
 
 
 if __name__ == "__main__":

@@ -5,13 +5,17 @@ from __future__ import annotations
 import shutil
 import subprocess
 
+from harness import stopping
 from harness.errors import HarnessError
 
 
 def run(cmd: list[str], what: str, hint: str, **kwargs: object) -> None:
     if shutil.which(cmd[0]) is None:
         raise HarnessError(f"{cmd[0]} not found, needed to {what}: {hint}")
-    proc = subprocess.run(cmd, capture_output=True, text=True, **kwargs)  # type: ignore[call-overload]
+    with stopping.track(
+        subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True, **kwargs)  # type: ignore[call-overload]
+    ) as proc:
+        out, _ = proc.communicate()
     if proc.returncode != 0:
-        tail = (proc.stdout + proc.stderr).strip().splitlines()[-15:]
+        tail = out.decode(errors="replace").strip().splitlines()[-15:]
         raise HarnessError(f"failed to {what} (`{' '.join(cmd[:3])} ...` exit {proc.returncode})", "\n".join(tail))

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import os
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import docker
 from docker.errors import DockerException, NotFound
+from docker.models.containers import Container
 
 from harness.errors import HarnessError
 from harness.settings import LABEL, LABEL_PID, LABEL_RUN
@@ -46,29 +49,37 @@ def _pid_alive(pid: str) -> bool:
     return True
 
 
-def remove_leftovers(include_live: bool = False, run_id: str | None = None) -> list[str]:
-    """Remove labelled containers and networks; returns what was removed.
+def remove_leftovers(include_live: bool = False, run_id: str | None = None, owner: int | None = None) -> list[str]:
+    """Remove labelled containers and networks: every one, one cluster's (``run_id``) or one
+    process's (``owner``); returns what was removed.
 
-    By default a run whose owning process is still alive is left alone, so `clean` never
-    pulls a cluster out from under a test session running next to it.
+    Containers go at once (force, in parallel: a cluster's throwaway brokers need no clean
+    shutdown), then their networks. Without ``run_id`` or ``owner``, a run whose owning
+    process is still alive is left alone unless ``include_live``, so `clean` never pulls a
+    cluster out from under a test session running next to it.
     """
     dc = client()
-    selector = [f"{LABEL_RUN}={run_id}"] if run_id else [LABEL]
-    removed: list[str] = []
-    for container in dc.containers.list(all=True, filters={"label": selector}):
-        if not include_live and run_id is None and _pid_alive(container.labels.get(LABEL_PID, "")):
-            continue
+    selector = [f"{LABEL_RUN}={run_id}"] if run_id else [f"{LABEL_PID}={owner}"] if owner else [LABEL]
+    spare_live = not (include_live or run_id or owner)
+
+    def wanted(labels: dict[str, str]) -> bool:
+        return not (spare_live and _pid_alive(labels.get(LABEL_PID, "")))
+
+    def remove(item: Any) -> str | None:
         try:
-            container.remove(force=True, v=True)
-            removed.append(f"container {container.name}")
+            if isinstance(item, Container):
+                item.remove(force=True, v=True)
+                return f"container {item.name}"
+            item.remove()
+            return f"network {item.name}"
         except NotFound:
-            pass
-    for network in dc.networks.list(filters={"label": selector}):
-        if not include_live and run_id is None and _pid_alive(network.attrs["Labels"].get(LABEL_PID, "")):
-            continue
-        try:
-            network.remove()
-            removed.append(f"network {network.name}")
-        except NotFound:
-            pass
+            return None
+
+    containers = [c for c in dc.containers.list(all=True, filters={"label": selector}) if wanted(c.labels)]
+    networks = [n for n in dc.networks.list(filters={"label": selector}) if wanted(n.attrs["Labels"] or {})]
+    removed = []
+    for batch in (containers, networks):  # a network goes only once its containers are gone
+        if batch:
+            with ThreadPoolExecutor(len(batch)) as pool:
+                removed += [r for r in pool.map(remove, batch) if r]
     return removed

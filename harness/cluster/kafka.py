@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import atexit
 import base64
-import contextlib
 import os
 import secrets
 import signal
@@ -32,6 +31,7 @@ from typing import Any
 
 from confluent_kafka import ElectionType, KafkaError, KafkaException, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
+from docker.errors import DockerException
 from testcontainers.core.container import DockerContainer
 from testcontainers.core.network import Network
 
@@ -248,26 +248,17 @@ class KafkaCluster:
         container.start()
 
     def stop(self) -> None:
-        """Remove every container and the network; safe to call twice and from handlers."""
+        """Remove every container and the network, found by this cluster's label (so also what
+        a crash in the middle of start left); safe to call twice and from handlers."""
         with self._lock:
             if self._stopped or not self._started:
                 return
             self._stopped = True
         self._admin = None  # its threads would only log refused connections from here on
-        for container in [b.container for b in self.brokers.values()] + [self.toxiproxy]:
-            if container is not None and container._container is not None:
-                try:
-                    container.stop()
-                except Exception as exc:  # already gone: nothing left to remove
-                    say(f"cleanup: {exc}".splitlines()[0])
-        if self._network is not None and self._network._network is not None:
-            try:
-                self._network.remove()
-            except Exception as exc:
-                say(f"cleanup: {exc}".splitlines()[0])
-        # Whatever a crash in the middle of start left behind, by label.
-        with contextlib.suppress(HarnessError):
+        try:
             docker_engine.remove_leftovers(run_id=self.run_id)
+        except (HarnessError, DockerException) as exc:
+            say(f"cleanup: {exc}".splitlines()[0])
 
     def _install_cleanup(self) -> None:
         atexit.register(self.stop)

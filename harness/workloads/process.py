@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from harness import stopping
+
 # Builds incarnation n's spec (a JSON-able dict) from its ledger and the earlier ones.
 SpecFor = Callable[[Path, list[Path]], dict[str, Any]]
 # The command line of an incarnation, from the path its spec was written to and the spec.
@@ -60,7 +62,11 @@ class AppProcess:
             spec_path.write_text(json.dumps(spec, indent=2))
             out = self.run_dir / f"{self.name}.{n}.out"
             with out.open("wb") as sink:
-                proc = subprocess.Popen(self.command(spec_path, spec), stdout=sink, stderr=subprocess.STDOUT)
+                # A session of its own: only the harness decides when an app stops (harness.stopping).
+                proc = subprocess.Popen(
+                    self.command(spec_path, spec), stdout=sink, stderr=subprocess.STDOUT, start_new_session=True
+                )
+            stopping.track(proc)
             self.incarnations.append(Incarnation(n, ledger, out, proc))
 
     @property

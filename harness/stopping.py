@@ -1,0 +1,68 @@
+"""Stopping at once on Ctrl-C or SIGTERM: every process the harness started is killed, every
+container and network of this process removed, and the command exits 130 (SIGINT) or 143
+(SIGTERM) within seconds, whatever its threads were doing.
+
+The run's threads (the two sides of a pair, fault steps, the LSO probe) are not asked to
+finish: once the cluster and the apps are gone nothing they could still do is worth
+waiting for, and waiting for them (the other side reading back, an app using up its
+budget) is what made an interrupted pair take tens of seconds to exit. So the handler
+cleans up itself and ends the process; the run folder keeps whatever was written.
+
+Every child process is started in a session of its own (``start_new_session=True``), so a
+terminal's Ctrl-C reaches only the harness, and the handler kills each child's whole
+process group: a Spark driver's JVM or a Java app's threads go with it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import threading
+from types import FrameType
+
+from harness.cluster import docker_engine
+
+_children: set[subprocess.Popen[bytes]] = set()
+_lock = threading.Lock()
+
+
+def track(proc: subprocess.Popen[bytes]) -> subprocess.Popen[bytes]:
+    """Kill ``proc``'s process group if the harness is interrupted (it must have been started
+    with ``start_new_session=True``)."""
+    with _lock:
+        _children.add(proc)
+    return proc
+
+
+def install() -> None:
+    """Stop everything at once on SIGINT and SIGTERM (the command line's main thread only)."""
+    signal.signal(signal.SIGINT, _stop)
+    signal.signal(signal.SIGTERM, _stop)
+
+
+def _stop(signum: int, frame: FrameType | None) -> None:
+    for s in (signal.SIGINT, signal.SIGTERM):  # a second Ctrl-C must not cut the cleanup short
+        signal.signal(s, signal.SIG_IGN)
+    kill_children()
+    removed = []
+    try:
+        removed = docker_engine.remove_leftovers(owner=os.getpid())
+    except Exception as exc:  # whatever Docker says, the exit must come
+        print(f"kafka-harness: cleanup: {str(exc).splitlines()[0][:200]}", file=sys.stderr)
+    name = signal.Signals(signum).name
+    print(f"kafka-harness: {name}: stopped; apps killed, {len(removed)} containers/networks removed", file=sys.stderr)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(128 + signum)
+
+
+def kill_children() -> None:
+    with _lock:
+        children = list(_children)
+    for proc in children:
+        if proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):  # gone meanwhile
+                os.killpg(proc.pid, signal.SIGKILL)

@@ -1,0 +1,91 @@
+"""Ctrl-C (SIGINT) and SIGTERM in the middle of a pair stop everything within 3 s: the command
+exits 130 / 143, and no container, network or app process of the run is left."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import docker
+import pytest
+
+from harness.settings import LABEL_PID
+
+pytestmark = pytest.mark.cluster
+
+PROMPT_S = 3.0
+
+
+def ours(pid: int) -> list[str]:
+    dc = docker.from_env()
+    selector = {"label": f"{LABEL_PID}={pid}"}
+    return [c.name for c in dc.containers.list(all=True, filters=selector)] + [
+        n.name for n in dc.networks.list(filters=selector)
+    ]
+
+
+def processes_naming(folder: Path) -> list[str]:
+    """Live processes whose command line names ``folder``: every app's spec is in the run folder."""
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            text = cmdline.read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if str(folder) in text:
+            found.append(f"{cmdline.parent.name}: {text[:120]}")
+    return found
+
+
+@pytest.mark.parametrize(
+    ("scenario", "mid_pair", "signum"),
+    [
+        ("B1", "B1 control: transformer-1 on", signal.SIGINT),  # both sides at once
+        ("A1", "fault: blackhole", signal.SIGTERM),  # one side after the other
+    ],
+    ids=["sides together, SIGINT", "one side after the other, SIGTERM"],
+)
+def test_a_signal_mid_pair_stops_everything_at_once(
+    tmp_path: Path, scenario: str, mid_pair: str, signum: signal.Signals
+) -> None:
+    runs = tmp_path / "runs"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "harness.cli", "run", scenario, "--runs-dir", str(runs)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stderr is not None
+    lines: list[str] = []
+    reached = threading.Event()
+
+    def read() -> None:
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            lines.append(line)
+            if mid_pair in line:
+                reached.set()
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    try:
+        assert reached.wait(180), "".join(lines[-20:])
+        time.sleep(2.0)  # well inside the side: apps sending, faults pending or active
+        assert processes_naming(runs), "no app running: not mid-pair"
+        sent = time.monotonic()
+        proc.send_signal(signum)
+        proc.wait(60)
+        took = time.monotonic() - sent
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    reader.join(5)
+    assert proc.returncode == 128 + signum, "".join(lines[-20:])
+    assert took <= PROMPT_S, f"exit {took:.1f}s after {signum.name}"
+    assert ours(proc.pid) == []
+    assert processes_naming(runs) == []
+    print(f"{scenario}: exit {took:.2f}s after {signum.name}")
