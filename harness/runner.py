@@ -89,6 +89,7 @@ def run_variant(
 def _run_variant(
     cluster: KafkaCluster, scenario: Scenario, variant: Variant, run_dir: Path, own_links: str
 ) -> VariantVerdict:
+    started_at = time.time()  # the report's time axis starts here
     run_dir.mkdir(parents=True, exist_ok=True)
     base = f"{scenario.id.lower()}-{variant.name}-{uuid.uuid4().hex[:6]}"
     topic_config = {**scenario.topic_config, **variant.topic_config}
@@ -153,6 +154,8 @@ def _run_variant(
         "run_dir": str(run_dir),
         "workload": [r for app in plan.apps for r in app.reports()],
         "read_committed_stalls": [stall.to_json() for stall in probe.stalls],
+        "started_at": started_at,
+        "ended_at": time.time(),
     }
     if plan.sink_db is not None:  # only the input topic was read: its ids are the inputs
         inputs = h.views["read_committed"].id

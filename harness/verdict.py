@@ -68,6 +68,8 @@ A pair is:
                     unavailability, not loss), resent; or setup_error {error, message, config}
     faults          [{fault, target, brokers, injected_at, healed_at, ...}] as applied,
                     with wall-clock times
+    started_at, ended_at  wall-clock seconds: the side's start (before its topics are
+                    made and a pipeline's input is written) and the end of its check
 
 A research scenario's pair is **reported**: no claim, the findings of both sides are the
 result.
