@@ -1,0 +1,10 @@
+"""Run reports: ``report.html`` per pair's run folder, the index over a runs directory, and
+JUnit XML for CI.
+
+- ``run_folder``: what a run folder holds (verdicts, ledger lines, read-backs, anomalous records, what is missing);
+- ``verdicts``: verdict documents read back, and each side's rows of expected against observed;
+- ``series``: the numbers the plots are drawn from (rates, unavailability, marks, faults, incarnations);
+- ``figures``: the plotly figures;
+- ``page``: ``report.html`` from ``templates/report.html.j2``;
+- ``screenshot``: a page opened in headless Chromium.
+"""
