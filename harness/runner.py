@@ -25,6 +25,7 @@ from harness.errors import HarnessError
 from harness.faults import Faults, Schedule
 from harness.lso_probe import LsoProbe
 from harness.progress import say, step
+from harness.report import page as report_page
 from harness.scenario import (
     HIJACKER,
     PRODUCER,
@@ -352,7 +353,16 @@ def _spark_plan(
 
 
 def run_pair(cluster: KafkaCluster, scenario: Scenario, runs_dir: Path) -> PairVerdict:
+    """Both sides in a new run folder, then its ``report.html``: also when the pair fails or
+    is interrupted, of what it left."""
     base = runs_dir / f"{time.strftime('%Y%m%d-%H%M%S')}-{scenario.id}-{uuid.uuid4().hex[:4]}"
+    try:
+        return _run_pair(cluster, scenario, base)
+    finally:
+        report_page.write(base, scenario.story)
+
+
+def _run_pair(cluster: KafkaCluster, scenario: Scenario, base: Path) -> PairVerdict:
     variants = (scenario.control, scenario.guarantee)
     own = _own_cluster(scenario.control)
     both_on_own = own is not None and own == _own_cluster(scenario.guarantee)
