@@ -6,5 +6,6 @@ JUnit XML for CI.
 - ``series``: the numbers the plots are drawn from (rates, unavailability, marks, faults, incarnations);
 - ``figures``: the plotly figures;
 - ``page``: ``report.html`` from ``templates/report.html.j2``;
+- ``index``: ``index.html`` over a runs directory, with the stability of repeated runs;
 - ``screenshot``: a page opened in headless Chromium.
 """
