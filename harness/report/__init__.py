@@ -7,5 +7,6 @@ JUnit XML for CI.
 - ``figures``: the plotly figures;
 - ``page``: ``report.html`` from ``templates/report.html.j2``;
 - ``index``: ``index.html`` over a runs directory, with the stability of repeated runs;
+- ``junit``: JUnit XML of pairs and of verify-config;
 - ``screenshot``: a page opened in headless Chromium.
 """

@@ -93,6 +93,11 @@ class Pair:
         return self.verdict.outcome if self.verdict else "incomplete"
 
 
+def folder_of(pair: PairVerdict) -> Path:
+    """The run folder a pair's verdict came from (its sides' folders are in it)."""
+    return Path(pair.control.context["run_dir"]).parent
+
+
 def read_pair(folder: Path) -> Pair:
     name = FOLDER_NAME.fullmatch(folder.name)
     pair_doc = _json(folder / "verdict.json")
