@@ -3,7 +3,6 @@ real checker and verdict, and a folder an interrupted run left with ledgers only
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
@@ -11,45 +10,17 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from harness import checker, history
 from harness.report import page
 from harness.report.run_folder import ANOMALIES_FILE, read_pair
 from harness.report.series import timeline
-from harness.synthetic import BASE_US, MUTATIONS
-from harness.verdict import FORBIDDEN, REQUIRED, PairVerdict, judge
+from harness.synthetic import MUTATIONS
 
 DUPLICATE = next(m for m in MUTATIONS if m.name == "duplicate")
-CLEAN = next(m for m in MUTATIONS if m.name == "clean plain")
-STARTED = BASE_US / 1e6
-FAULT = {
-    "fault": "blackhole",
-    "target": "leader of input-0",
-    "brokers": [2],
-    "listeners": ["client"],
-    "direction": "from_broker",
-    "params": {"timeout": 0},
-    "injected_at": STARTED + 0.01,
-    "healed_at": STARTED + 0.05,
-}
-
-
-def _side(folder: Path, mutation, expect: dict[str, str]):  # type: ignore[no-untyped-def]
-    paths, reads = mutation.build(folder)
-    result = checker.check(history.load(paths, reads))
-    context = {"faults": [FAULT], "started_at": STARTED, "producer_config": {"acks": "all"}, "kafka_version": "4.3.1"}
-    verdict = judge("A1", folder.name, result, expect, context)
-    (folder / "verdict.json").write_text(json.dumps(verdict.to_json()))
-    return verdict
 
 
 @pytest.fixture
-def pair_folder(tmp_path: Path) -> Path:
-    folder = tmp_path / "20261123-120000-A1-beef"
-    control = _side(folder / "control", DUPLICATE, {"duplicate": REQUIRED})
-    guarantee = _side(folder / "guarantee", CLEAN, {"duplicate": FORBIDDEN, "lost": FORBIDDEN})
-    pair = PairVerdict("A1", "lost ack after a replicated write", control, guarantee)
-    (folder / "verdict.json").write_text(json.dumps(pair.to_json()))
-    return folder
+def pair_folder(make_pair) -> Path:  # type: ignore[no-untyped-def]
+    return make_pair()
 
 
 def _self_contained(html: str) -> None:
