@@ -9,13 +9,15 @@ setup:  ## Python env, Docker engine, build tools and images (skips what exists)
 $(VENV)/python:
 	@echo "no .venv: run \`make setup\` first" >&2; exit 2
 
+# pytest's JUnit XML of the run, for CI (e.g. `make test JUNIT=out/junit.xml`).
+JUNIT ?= runs/junit/make-test.xml
 test: $(VENV)/python  ## everything, against a real three-broker cluster
-	$(VENV)/python -m pytest -ra --durations=40
+	$(VENV)/python -m pytest -ra --durations=40 --junitxml=$(JUNIT)
 
 test-unit: $(VENV)/python  ## only the tests that need no cluster
 	$(VENV)/python -m pytest -ra tests/harness/test_checker.py tests/harness/test_config.py tests/harness/test_spark.py tests/test_cli.py \
 		tests/harness/test_properties.py tests/harness/test_config_catalogue.py tests/harness/test_config_rules.py \
-		tests/harness/test_verify_config.py tests/harness/test_security.py
+		tests/harness/test_verify_config.py tests/harness/test_security.py tests/harness/report -m "not cluster"
 
 lint: $(VENV)/python
 	$(VENV)/ruff check harness scenarios tests bench spark_jobs
