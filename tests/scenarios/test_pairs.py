@@ -18,6 +18,8 @@ import pytest
 
 from harness import scenario
 from harness.cluster import KafkaCluster
+from harness.report.page import REPORT
+from harness.report.run_folder import folder_of
 from harness.runner import run_pair, run_variant
 from harness.scenario import HIJACKER, PRODUCER
 from harness.verdict import PairVerdict, VariantVerdict
@@ -114,7 +116,7 @@ EXTRA_CHECKS: dict[str, Callable[[PairVerdict], None]] = {
 def test_pair(cluster: KafkaCluster, tmp_path, report, scenario_id: str) -> None:  # type: ignore[no-untyped-def]
     chosen = scenario.get(scenario_id)
     pair = run_pair(cluster, chosen, tmp_path)
-    report(pair.summary())
+    report(f"{pair.summary()}\n  report: {folder_of(pair) / REPORT}")
     # A research pair claims nothing: it must run to the end and report its findings.
     assert pair.outcome == ("reported" if chosen.research else "passed"), pair.summary()
     if scenario_id in EXTRA_CHECKS:
