@@ -29,6 +29,7 @@ _BATCH = "rgba(23, 190, 207, 0.8)"
 _PALETTE = ("#1f77b4", "#2ca02c", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#9467bd")
 _MARK_COLOURS = ("#d62728", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf")
 _LANE_PX = 26
+MAX_ACK_POINTS = 5000  # per partition: more only weigh the page down (a big run's acks are drawn thinned)
 # At the foot of the figure, below the time axis's title (the figure's bottom margin holds it).
 _LEGEND = {"orientation": "h", "x": 0, "y": 0, "yref": "container", "yanchor": "bottom"}
 _FOOT = 110
@@ -298,13 +299,14 @@ def partitions(tl: Timeline) -> go.Figure | None:
     for i, p in enumerate(tl.partitions):
         colour = _PALETTE[i % len(_PALETTE)]
         name = f"{p.topic}-{p.partition}"
+        step = math.ceil(len(p.ack_time) / MAX_ACK_POINTS)
         fig.add_trace(
             go.Scatter(
-                x=p.ack_time,
-                y=p.ack_offset,
+                x=p.ack_time[::step],
+                y=p.ack_offset[::step],
                 mode="markers",
                 marker={"size": 3, "color": colour},
-                name=f"{name} acks",
+                name=f"{name} acks" + (f" (every {step}th)" if step > 1 else ""),
                 legendgroup=name,
                 hovertemplate=f"{name}@%{{y}} acknowledged at %{{x:.3f}}s<extra></extra>",
             )

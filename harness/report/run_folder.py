@@ -31,7 +31,6 @@ SIDES = ("control", "guarantee")
 ANOMALIES_FILE = "anomalies.parquet"  # <side>/anomalies.parquet: columns anomaly (string), id (int64)
 FOLDER_NAME = re.compile(r"(?P<stamp>\d{8}-\d{6})-(?P<scenario>.+)-(?P<id>[0-9a-f]{4})")
 _LEDGER_NAME = re.compile(r"(?P<app>.+?)(?:\.(?P<n>\d+))?")  # producer-1.csv, producer-1.2.csv
-_INTEGER = r"^-?\d*$"
 # Example fields that name a record: the checker's ``id``, an exactly-once or sink finding's
 # ``input``, an offset's ``acknowledged`` record, a torn transaction's ``missing`` ones.
 _EXAMPLE_IDS = ("id", "input", "acknowledged")
@@ -172,27 +171,37 @@ _TEXT_SCHEMA = pa.schema([(c, pa.string()) for c in COLUMNS])
 _TEXT = pacsv.ConvertOptions(column_types=_TEXT_SCHEMA)
 
 
-def _read_text(path: Path) -> pa.Table | None:
-    """A ledger's lines as text columns, header checked; None when it is no ledger."""
+def _read_text(path: Path) -> tuple[pa.Table | None, int]:
+    """A ledger's lines as text columns, header checked (None when it is no ledger), and how
+    many lines the reader skipped as cut short."""
     with path.open("rb") as f:
         header = f.readline().decode("utf-8", errors="replace")
     if tuple(next(csv.reader([header]), [])) != COLUMNS:
-        return None
+        return None, 0
+    skipped = []
+
+    def skip(row: pacsv.InvalidRow) -> str:
+        skipped.append(row.number)
+        return "skip"
+
     try:
-        return pacsv.read_csv(
+        table = pacsv.read_csv(
             path,
             read_options=pacsv.ReadOptions(column_names=list(COLUMNS), skip_rows=1),
-            parse_options=pacsv.ParseOptions(invalid_row_handler=lambda row: "skip"),
+            parse_options=pacsv.ParseOptions(invalid_row_handler=skip),
             convert_options=_TEXT,
         )
+        return table, len(skipped)
     except pa.ArrowInvalid:  # e.g. a quote torn open at the end: Python's reader is forgiving
-        rows = [r for r in csv.reader(path.read_text(errors="replace").splitlines()[1:]) if len(r) == len(COLUMNS)]
-        return pa.table({c: [r[i] for r in rows] for i, c in enumerate(COLUMNS)}, schema=_TEXT_SCHEMA)
+        lines = [r for r in csv.reader(path.read_text(errors="replace").splitlines()[1:]) if r]
+        rows = [r for r in lines if len(r) == len(COLUMNS)]
+        table = pa.table({c: [r[i] for r in rows] for i, c in enumerate(COLUMNS)}, schema=_TEXT_SCHEMA)
+        return table, len(lines) - len(rows)
 
 
-def _lines_in(path: Path) -> int:
-    with path.open("rb") as f:
-        return max(0, sum(1 for _ in f) - 1)
+def _integer_or_empty(column: pa.ChunkedArray) -> pa.ChunkedArray:
+    # Ledger integers are never negative: digits, or nothing.
+    return pc.or_(pc.equal(column, ""), pc.utf8_is_digit(column))
 
 
 def read_ledgers(paths: list[Path]) -> Ledgers:
@@ -200,17 +209,17 @@ def read_ledgers(paths: list[Path]) -> Ledgers:
     parts: list[pa.Table] = []
     ignored: dict[str, int] = {}
     for path in paths:
-        table = _read_text(path)
-        total = _lines_in(path)
+        table, cut = _read_text(path)
         if table is None:
-            ignored[path.name] = total + 1  # the header too
+            ignored[path.name] = 1  # its header: no ledger
             continue
         good = pc.and_(pc.equal(table["end"], END_MARK), pc.is_in(table["event"], value_set=pa.array(EVENTS)))
         for c in INT_COLUMNS:
-            good = pc.and_(good, pc.match_substring_regex(table[c], _INTEGER))
-        table = table.filter(good)
-        if total - table.num_rows:
-            ignored[path.name] = total - table.num_rows
+            good = pc.and_(good, _integer_or_empty(table[c]))
+        kept = table.filter(good)
+        if cut + table.num_rows - kept.num_rows:
+            ignored[path.name] = cut + table.num_rows - kept.num_rows
+        table = kept
         app, n = _app_and_incarnation(path)
         if app not in apps:
             apps.append(app)
@@ -224,8 +233,8 @@ def read_ledgers(paths: list[Path]) -> Ledgers:
     table = pa.concat_tables(parts)
 
     def ints(name: str) -> np.ndarray:
-        col = pc.replace_substring_regex(table[name], "^$", "-1")
-        return pc.cast(col, pa.int64()).to_numpy()
+        empty = pc.equal(table[name], "")
+        return pc.fill_null(pc.cast(pc.if_else(empty, None, table[name]), pa.int64()), -1).to_numpy()
 
     time_us = ints("time_us")
     order = np.argsort(time_us, kind="stable")

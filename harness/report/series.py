@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from harness.faults import LINK_TOXICS, OPERATIONS
 from harness.history import MARKER_ID
@@ -308,9 +309,9 @@ def _partitions(ledgers: Ledgers, uncommitted: pa.Table | None, t0: float) -> li
     ok = ledgers.rows("ok")
     ok = ok[ledgers.topic[ok] >= 0]
     found = []
-    keys = sorted({(int(t), int(p)) for t, p in zip(ledgers.topic[ok], ledgers.partition[ok], strict=True)})
+    keys = np.unique(np.stack([ledgers.topic[ok].astype(np.int64), ledgers.partition[ok]], axis=1), axis=0)
     markers = _markers(uncommitted)
-    for code, partition in keys:
+    for code, partition in keys.tolist():
         rows = ok[(ledgers.topic[ok] == code) & (ledgers.partition[ok] == partition)]
         topic = ledgers.topics[code]
         ack_time, ack_offset = ledgers.time_s[rows] - t0, ledgers.offset[rows]
@@ -323,11 +324,10 @@ def _markers(uncommitted: pa.Table | None) -> dict[tuple[str, int], np.ndarray]:
     """Offsets of the read_uncommitted read-back's marker rows, per partition."""
     if uncommitted is None:
         return {}
-    ids = uncommitted["id"].to_numpy()
-    rows = np.flatnonzero(ids == MARKER_ID)
-    topic = np.array(uncommitted["topic"].to_pylist(), object)[rows]
-    partition = uncommitted["partition"].to_numpy()[rows]
-    offset = uncommitted["offset"].to_numpy()[rows]
+    rows = uncommitted.filter(pc.equal(uncommitted["id"], MARKER_ID))
+    topic = np.array(rows["topic"].to_pylist(), object)
+    partition = rows["partition"].to_numpy()
+    offset = rows["offset"].to_numpy()
     return {
         (t, int(p)): offset[(topic == t) & (partition == p)]
         for t, p in {(t, int(p)) for t, p in zip(topic, partition, strict=True)}
