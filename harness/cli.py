@@ -65,7 +65,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                 pair = run_pair(cluster, s, settings.runs_dir)
                 report = folder_of(pair) / REPORT
                 print(json.dumps(pair.to_json(), indent=2) if args.json else pair.summary(), flush=True)
-                if not args.json:
+                if not args.json and report.exists():
                     print(f"report: {report}", flush=True)
                 if repeat:
                     repeat.add(folder_of(pair))

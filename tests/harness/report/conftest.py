@@ -30,7 +30,35 @@ MakePair = Callable[..., Path]
 def _side(folder: Path, mutation: str, expect: dict[str, str]) -> VariantVerdict:
     m = next(m for m in MUTATIONS if m.name == mutation)
     paths, reads = m.build(folder)
+    # Apps as the runner reports them: a producer killed once, and a transformer (other outcomes).
+    workload = [
+        {"app": "producer-1", "incarnation": 1, "exit": -9, "started_at": STARTED, "ended_at": STARTED + 0.2},
+        {
+            "app": "producer-1",
+            "incarnation": 2,
+            "exit": 0,
+            "started_at": STARTED + 0.3,
+            "ended_at": STARTED + 0.9,
+            "outcomes": {"ok": 10, "fail": 0, "info": 0, "unfinished": 0},
+            "errors": {"_MSG_TIMED_OUT": 2},
+            "longest_ack_gap_s": 1.5,
+            "resent": 3,
+        },
+        {
+            "app": "transformer-1",
+            "incarnation": 1,
+            "exit": 3,
+            "started_at": STARTED,
+            "ended_at": STARTED + 0.9,
+            "outcomes": {"consumed": 600, "produced": 600, "batches": 12, "aborted": 0},
+            "errors": {},
+            "fenced": {"error": "_FENCED", "message": "fenced by a newer instance"},
+        },
+    ]
+    for r in workload:
+        (folder / f"{r['app']}.{r['incarnation']}.spec.json").write_text("{}")
     context = {
+        "workload": workload,
         "faults": [FAULT],
         "started_at": STARTED,
         "ended_at": STARTED + 1.0,

@@ -43,6 +43,19 @@ def test_a_pair_page_has_story_outcome_tables_timeline_and_links(pair_folder: Pa
     assert 'id="control-partitions"' in html
     assert 'href="control/verdict.json"' in html and 'href="control/ledgers/' in html
     assert 'href="control/reads/read_committed.parquet"' in html
+    apps = html[html.index('<table class="apps">') :]
+    apps = apps[: apps.index("</table>")]
+    for said in (
+        "producer-1#1",
+        "killed by signal 9",
+        "ok 10, fail 0, info 0, unfinished 0",
+        "_MSG_TIMED_OUT x2",
+        "resent 3 record(s)",
+        "consumed 600, produced 600, batches 12",
+        "exit 3",
+        "fenced: _FENCED fenced by a newer instance",
+    ):
+        assert said in apps, said
 
 
 def test_anomalous_records_from_the_checker_file_when_present(pair_folder: Path) -> None:
