@@ -234,8 +234,7 @@ def place(ack_offset: np.ndarray, ack_time: np.ndarray, offsets: np.ndarray) -> 
 
 def timeline(side: Side) -> Timeline:
     ctx, ledgers = side.context, side.ledgers
-    starts = [t for t in (ctx.get("started_at"),) if t]
-    t0 = starts[0] if starts else _earliest(side)
+    t0 = ctx.get("started_at") or _earliest(side)
     lives = _lives(side, t0)
     ends = [ctx["ended_at"] - t0] if ctx.get("ended_at") else []
     ends += [float(ledgers.time_s.max() - t0)] if len(ledgers.time_s) else []

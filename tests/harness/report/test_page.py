@@ -3,6 +3,7 @@ real checker and verdict, and a folder an interrupted run left with ledgers only
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -70,6 +71,34 @@ def test_anomalous_records_from_the_checker_file_when_present(pair_folder: Path)
     m = timeline(side).marks["duplicate"]
     assert sorted(m.ids.tolist()) == sorted(every)
     assert (m.sent == m.sent).sum() == len(ids)  # the two made-up ids were never sent: no send time (NaN)
+
+
+def test_a_spark_side_shows_its_micro_batches_and_a_stall(pair_folder: Path) -> None:
+    verdict_path = pair_folder / "control" / "verdict.json"
+    doc = json.loads(verdict_path.read_text())
+    started = doc["started_at"]
+    doc["workload"].append(
+        {
+            "app": "spark-driver",
+            "incarnation": 1,
+            "exit": 0,
+            "started_at": started,
+            "ended_at": started + 3,
+            "micro_batches": [[0, 300, 900, started + 0.5], [1, 300, 400, started + 1.5]],
+        }
+    )
+    doc["read_committed_stalls"] = [{"partition": "input-0", "started_at": started + 0.2, "seconds": 6.0, "lso": 40}]
+    verdict_path.write_text(json.dumps(doc))
+    (pair_folder / "control" / "spark-driver.1.spec.json").write_text("{}")
+    tl = timeline(read_pair(pair_folder).sides[0])
+    assert [(b.start, b.seconds) for b in tl.batches] == [pytest.approx((0.5, 0.9)), pytest.approx((1.5, 0.4))]
+    assert [(s.start, s.end) for s in tl.stalls] == [pytest.approx((0.2, 6.2))]
+    html = page.build(pair_folder).read_text()
+    assert "Spark micro-batch duration" in html and "read_committed stall (LSO probe)" in html
+
+    doc["workload"][-1]["micro_batches"] = [[0, 300, 900]]  # a report from before start times were recorded
+    verdict_path.write_text(json.dumps(doc))
+    assert "spark-driver#1: micro-batch start times were not recorded" in page.build(pair_folder).read_text()
 
 
 def test_an_interrupted_run_with_ledgers_only_says_what_is_missing(pair_folder: Path, tmp_path: Path) -> None:
