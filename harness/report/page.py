@@ -125,13 +125,13 @@ def _side_view(side: Side) -> SideView:
     return SideView(side.name, side, tl, rows, shown, _links(side.files), _apps(side, tl))
 
 
-def _story(pair: Pair, story: str | None) -> str:
-    if story is not None:
-        return story
+def _registered(pair: Pair) -> tuple[str, str]:
+    """The scenario's title and story from the registry ("" for one it does not know)."""
     try:
-        return scenario.get(pair.scenario).story
+        s = scenario.get(pair.scenario)
     except HarnessError:
-        return ""
+        return "", ""
+    return s.title, s.story
 
 
 def build(folder: Path, story: str | None = None) -> Path:
@@ -139,11 +139,12 @@ def build(folder: Path, story: str | None = None) -> Path:
     pair = read_pair(folder)
     sides = [_side_view(s) for s in pair.sides]
     contexts = [s.context for s in pair.sides if s.verdict]
+    title, registered_story = _registered(pair)
     html = render(
         "report.html.j2",
         pair=pair,
-        title=pair.verdict.title if pair.verdict else "",
-        story=_story(pair, story).strip(),
+        title=pair.verdict.title if pair.verdict else title,
+        story=(registered_story if story is None else story).strip(),
         outcome=pair.outcome,
         outcome_text=OUTCOMES[pair.outcome],
         kafka_versions=sorted({c.get("kafka_version", "?") for c in contexts}),
