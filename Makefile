@@ -9,8 +9,10 @@ setup:  ## Python env, Docker engine, build tools and images (skips what exists)
 $(VENV)/python:
 	@echo "no .venv: run \`make setup\` first" >&2; exit 2
 
+# pytest's JUnit XML of the run, for CI (e.g. `make test JUNIT=out/junit.xml`).
+JUNIT ?= runs/junit/make-test.xml
 test: $(VENV)/python  ## everything, against a real three-broker cluster
-	$(VENV)/python -m pytest -ra --durations=40
+	$(VENV)/python -m pytest -ra --durations=40 --junitxml=$(JUNIT)
 
 test-unit: $(VENV)/python  ## only the tests that need no cluster and no Spark JVM (by marker)
 	$(VENV)/python -m pytest -ra -m "not cluster and not spark"

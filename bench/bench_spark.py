@@ -77,7 +77,7 @@ def run_job(job: str, bootstrap: str, topic: str, work: Path, *sink: str) -> dic
     if proc.returncode != 0:
         raise SystemExit(f"{job} failed: {proc.stderr.strip().splitlines()[-1:]}")
     report = json.loads(proc.stdout.strip().splitlines()[-1])
-    _, rows, ms = np.array(report["micro_batches"][1:], np.float64).T  # without the warm-up batch
+    _, rows, ms, _ = np.array(report["micro_batches"][1:], np.float64).T  # without the warm-up batch
     return {
         "records": report["input_rows"],
         "batches": len(rows),

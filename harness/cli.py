@@ -1,4 +1,4 @@
-"""``kafka-harness``: list and run scenarios, build images, clean up leftovers, verify configs.
+"""``kafka-harness``: list and run scenarios, build images, clean up leftovers, verify configs, index reports.
 
 Exit status: 0 success (a scenario pair passed, or a research pair was reported), 1 a
 guarantee was violated, 3 a pair was inconclusive (its control showed nothing), 2 bad
@@ -57,12 +57,19 @@ def cmd_findings(args: argparse.Namespace) -> int:
 
 def cmd_run(args: argparse.Namespace) -> int:
     from harness.cluster.kafka import KafkaCluster
+    from harness.report import junit, screenshot
+    from harness.report.index import Repeat
+    from harness.report.page import REPORT
+    from harness.report.run_folder import folder_of
     from harness.runner import run_pair
 
     chosen = [scenarios.get(sid) for sid in args.scenarios]  # unknown names fail before Docker is touched
     if args.repeat < 1:
         raise HarnessError(f"--repeat must be 1 or more, not {args.repeat}")
+    if args.screenshot:
+        screenshot.chromium()  # missing Chromium or playwright: said before any container starts
     settings = _settings(args)
+    repeat = Repeat(settings.runs_dir, args.scenarios, args.repeat) if args.repeat > 1 else None
     pairs = []
     with KafkaCluster(settings) as cluster:
         for round_ in range(1, args.repeat + 1):
@@ -70,10 +77,24 @@ def cmd_run(args: argparse.Namespace) -> int:
                 if args.repeat > 1:
                     say(f"round {round_} of {args.repeat}: {s.id}")
                 pair = run_pair(cluster, s, settings.runs_dir)
+                report = folder_of(pair) / REPORT
                 print(json.dumps(pair.to_json(), indent=2) if args.json else pair_summary(pair), flush=True)
+                if not args.json and report.exists():
+                    print(f"report: {report}", flush=True)
+                if repeat:
+                    repeat.add(folder_of(pair))
+                if args.screenshot and report.exists():
+                    errors = screenshot.capture(report, report.with_name("report.png"))
+                    say(
+                        f"screenshot: {report.with_name('report.png')}"
+                        + "".join(f"\n  script error: {e}" for e in errors)
+                    )
                 pairs.append(pair)
-    if args.repeat > 1:
+    if repeat:
         print(stability_table(pairs), flush=True)
+        say(f"repeat: {repeat.path} (kafka-harness report shows its stability and spread)")
+    if args.junit:
+        say(f"junit: {junit.write(junit.pairs(pairs), Path(args.junit))}")
     return max(EXIT[p.outcome] for p in pairs)
 
 
@@ -86,6 +107,16 @@ def cmd_check(args: argparse.Namespace) -> int:
         return EXIT[verdict.outcome]
     print(json.dumps(verdict.to_json(), indent=2) if args.json else "\n".join(verdict.reasons) or "passed")
     return 0 if verdict.passed else 1
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from harness.report import index
+
+    runs_dir = Path(args.runs_dir) if args.runs_dir else Settings().runs_dir
+    if not runs_dir.is_dir():
+        raise HarnessError(f"no runs directory {runs_dir}; run a scenario first (kafka-harness run A1) or name one")
+    print(index.build(runs_dir, rebuild=args.rebuild), flush=True)
+    return 0
 
 
 def cmd_images(args: argparse.Namespace) -> int:
@@ -131,6 +162,10 @@ def cmd_verify_config(args: argparse.Namespace) -> int:
         versions = [v.strip() for v in (args.kafka_version or base.kafka_version).split(",") if v.strip()]
         report.dynamic = dynamic.run(report.files, chosen, dynamic.check_versions(versions, base))
     print(json.dumps(report.to_json(), indent=2) if args.json else report.table(), flush=True)
+    if args.junit:
+        from harness.report import junit
+
+        say(f"junit: {junit.write(junit.verify_config(report), Path(args.junit))}")
     return report.exit_status()
 
 
@@ -157,6 +192,12 @@ def parser() -> argparse.ArgumentParser:
         "--repeat", type=int, default=1, metavar="N", help="run every pair N times and print how stable each was"
     )
     sp.add_argument("--runs-dir", help="where run folders go (default: ./runs)")
+    sp.add_argument("--junit", metavar="FILE", help="also write the sides' results as JUnit XML to FILE")
+    sp.add_argument(
+        "--screenshot",
+        action="store_true",
+        help="keep a screenshot of each pair's report as report.png (needs chromium and the dev extras)",
+    )
     versions(sp)
     sp.set_defaults(func=cmd_run)
 
@@ -166,6 +207,11 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("--master", default="local[2]", help="Spark master URL for --engine spark (default local[2])")
     sp.add_argument("--json", action="store_true", help="print the verdict JSON instead of the summary")
     sp.set_defaults(func=cmd_check)
+
+    sp = sub.add_parser("report", help="write index.html over a runs directory (and any missing run report)")
+    sp.add_argument("runs_dir", nargs="?", metavar="RUNS_DIR", help="default: ./runs (KEH_RUNS_DIR)")
+    sp.add_argument("--rebuild", action="store_true", help="write every run's report.html again")
+    sp.set_defaults(func=cmd_report)
 
     sp = sub.add_parser("images", help="build (or pull, when overridden) the broker and Toxiproxy images")
     sp.add_argument("action", choices=["build"])
@@ -212,6 +258,7 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument("--toxiproxy-version", help="Toxiproxy version")
     sp.add_argument("--runs-dir", help="where run folders go (default: ./runs)")
     sp.add_argument("--json", action="store_true", help="print the report as JSON")
+    sp.add_argument("--junit", metavar="FILE", help="also write the findings and rows as JUnit XML to FILE")
     sp.set_defaults(func=cmd_verify_config)
 
     sp = sub.add_parser("clean", help="remove containers and networks left by killed runs")

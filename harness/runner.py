@@ -30,6 +30,7 @@ from harness.faults import Faults, Schedule
 from harness.history import columns, readback
 from harness.history.lso_probe import LsoProbe
 from harness.progress import say, step
+from harness.report import page as report_page
 from harness.scenario import Scenario, Variant
 from harness.verdict.judge import PairVerdict, VariantVerdict, judge
 from harness.workloads.base import Plan, Side
@@ -68,6 +69,7 @@ def run_variant(
 def _run_variant(
     cluster: KafkaCluster, scenario: Scenario, variant: Variant, run_dir: Path, own_links: str
 ) -> VariantVerdict:
+    started_at = time.time()  # the report's time axis starts here
     run_dir.mkdir(parents=True, exist_ok=True)
     side = Side(
         cluster=cluster,
@@ -108,6 +110,8 @@ def _run_variant(
         "run_dir": str(run_dir),
         "workload": [r for app in plan.apps for r in app.reports()],
         "read_committed_stalls": [stall.to_json() for stall in probe.stalls],
+        "started_at": started_at,
+        "ended_at": time.time(),
     }
     if plan.sink is not None:
         context["sink"] = plan.sink.findings(history, MAX_EXAMPLES)
@@ -149,7 +153,16 @@ def _run_apps(cluster: KafkaCluster, plan: Plan, schedule: Schedule) -> LsoProbe
 
 
 def run_pair(cluster: KafkaCluster, scenario: Scenario, runs_dir: Path) -> PairVerdict:
+    """Both sides in a new run folder, then its ``report.html``: also when the pair fails or
+    is interrupted, of what it left."""
     base = runs_dir / f"{time.strftime('%Y%m%d-%H%M%S')}-{scenario.id}-{uuid.uuid4().hex[:4]}"
+    try:
+        return _run_pair(cluster, scenario, base)
+    finally:
+        report_page.write(base, scenario.story)
+
+
+def _run_pair(cluster: KafkaCluster, scenario: Scenario, base: Path) -> PairVerdict:
     variants = (scenario.control, scenario.guarantee)
     own = _own_cluster(scenario.control)
     both_on_own = own is not None and own == _own_cluster(scenario.guarantee)

@@ -3,7 +3,7 @@
 # connector, Docker engine, build tools, images. Every step checks first and skips what is
 # already there, so a warm run is fast.
 #
-# System packages (openjdk-17-jre-headless, docker.io, debootstrap, maven, golang-go) are
+# System packages (openjdk-17-jre-headless, chromium, docker.io, debootstrap, maven, golang-go) are
 # installed only where that is safe to do unasked: as root on a Debian-family system (CI
 # machines). Anywhere else the script prints the exact command and stops.
 set -euo pipefail
@@ -68,6 +68,12 @@ except HarnessError as exc:
 '
   say "spark: Kafka connector jars fetched"
 fi
+
+# --- 2b. Chromium ----------------------------------------------------------------------
+# Tests open run reports in it as a reader would, and `kafka-harness run --screenshot` keeps
+# a picture; playwright (dev extras) drives this one, so it never downloads a browser.
+need_cmd chromium chromium
+say "chromium: $(chromium --version 2>/dev/null | head -n 1)"
 
 # --- 3. Docker engine ----------------------------------------------------------------
 docker_answers() { .venv/bin/python -c 'import docker; docker.from_env(timeout=5).ping()' 2>/dev/null; }

@@ -4,7 +4,7 @@ the input is processed, and failing with one line.
 A job is ``python spark_jobs/<job>.py ARGS`` (local mode, ``local[2]`` unless ``--master``)
 or ``spark-submit [--master URL] spark_jobs/<job>.py ARGS``, where spark-submit's master
 wins. Its last line of output is a JSON report: batches, input rows, and each micro-batch's
-id, rows and duration from Spark's progress events.
+id, rows, duration and start time from Spark's progress events.
 
 ``--until-caught-up`` stops the query once a batch ends at the offsets the source reported
 as the latest: every record present when the job started is processed (the scenarios fill
@@ -24,6 +24,7 @@ import os
 import sys
 import time
 from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -165,9 +166,18 @@ def _summary(batches: dict[int, dict[str, Any]]) -> dict[str, Any]:
     return {
         "batches": len(done),
         "input_rows": sum(p["numInputRows"] for p in done),
-        # Per micro-batch: id, rows, and the whole trigger's duration (plan, read, sink, commit).
-        "micro_batches": [[p["batchId"], p["numInputRows"], p["durationMs"]["triggerExecution"]] for p in done],
+        # Per micro-batch: id, rows, the whole trigger's duration (plan, read, sink, commit) and
+        # when the trigger started (wall-clock seconds).
+        "micro_batches": [
+            [p["batchId"], p["numInputRows"], p["durationMs"]["triggerExecution"], _seconds(p["timestamp"])]
+            for p in done
+        ],
     }
+
+
+def _seconds(timestamp: str) -> float:
+    """Spark's progress timestamp (ISO 8601 in UTC, e.g. 2026-11-23T04:31:40.123Z) as wall-clock seconds."""
+    return datetime.fromisoformat(timestamp).timestamp()
 
 
 def _java_message(exc: BaseException) -> str:

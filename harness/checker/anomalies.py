@@ -69,8 +69,14 @@ class CheckResult:
     def count(self, anomaly: str) -> int:
         return self.anomalies[anomaly].count
 
+    @classmethod
+    def from_json(cls, doc: dict[str, Any], notes: list[str] | None = None) -> CheckResult:
+        """The comparable part read back (a saved verdict's, or the Spark engine's)."""
+        found = {name: Finding(f["count"], f["examples"]) for name, f in doc["anomalies"].items()}
+        return cls(found, doc["stats"], doc["ledger_problems"], list(notes or []))
+
     def to_json(self) -> dict[str, Any]:
-        """The comparable part: the Spark checker produces exactly this for the same history."""
+        """The comparable part: the Spark engine produces exactly this for the same history."""
         return {
             "anomalies": {k: v.to_json() for k, v in self.anomalies.items()},
             "stats": self.stats,

@@ -44,6 +44,8 @@ A pair is:
                     unavailability, not loss), resent; or setup_error {error, message, config}
     faults          [{fault, target, brokers, injected_at, healed_at, ...}] as applied,
                     with wall-clock times
+    started_at, ended_at  wall-clock seconds: the side's start (before its topics are
+                    made and a pipeline's input is written) and the end of its check
 
 A research scenario's pair is **reported**: no claim, the findings of both sides are the
 result.
@@ -66,6 +68,8 @@ FORBIDDEN = "forbidden"
 ONE_OF = "one of"
 ALLOWED = "allowed"
 RULES = (REQUIRED, FORBIDDEN, ONE_OF, ALLOWED)
+# A side's document holds these, and its context besides (VariantVerdict.to_json).
+JUDGED_KEYS = ("schema", "scenario", "variant", "passed", "reasons", "expect", "counts", "result", "notes")
 
 
 @dataclass
@@ -85,6 +89,16 @@ class VariantVerdict:
     def shown(self) -> list[str]:
         """Anomalies with an expectation or a finding; the rest are zero and unjudged."""
         return [a for a in catalogue.NAMES if a in self.expect or self.count(a)]
+
+    @classmethod
+    def from_json(cls, doc: dict[str, Any]) -> VariantVerdict:
+        """A side's ``verdict.json`` read back, as ``judge`` made it."""
+        client = {name: doc["counts"].get(name, 0) for name in catalogue.NAMES if name not in catalogue.ANOMALIES}
+        context = {k: v for k, v in doc.items() if k not in JUDGED_KEYS}
+        result = CheckResult.from_json(doc["result"], doc.get("notes", []))
+        return cls(
+            doc["scenario"], doc["variant"], doc["passed"], doc["reasons"], result, doc["expect"], client, context
+        )
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -140,6 +154,12 @@ class PairVerdict:
         if not self.guarantee.passed:
             return "failed"
         return "passed" if self.control.passed else "inconclusive"
+
+    @classmethod
+    def from_json(cls, doc: dict[str, Any]) -> PairVerdict:
+        """A pair's ``verdict.json`` read back."""
+        sides = (VariantVerdict.from_json(doc["control"]), VariantVerdict.from_json(doc["guarantee"]))
+        return cls(doc["scenario"], doc["title"], *sides, research=doc["verdict"] == "reported")
 
     def to_json(self) -> dict[str, Any]:
         return {

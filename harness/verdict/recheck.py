@@ -15,11 +15,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from harness.checker.anomalies import CheckOptions, CheckResult, Finding
+from harness.checker.anomalies import CheckOptions, CheckResult
 from harness.checker.check import check
 from harness.errors import HarnessError
 from harness.history import columns
-from harness.verdict.judge import PairVerdict, VariantVerdict, judge
+from harness.verdict.judge import JUDGED_KEYS, PairVerdict, VariantVerdict, judge
 
 ENGINES = ("python", "spark")
 SIDES = ("control", "guarantee")
@@ -69,12 +69,8 @@ def _side(side_dir: Path, saved: dict[str, Any], engine: str, master: str) -> Va
     else:
         result = _spark(ledgers, reads, view, eos_pairs, master)
     result.notes = list(saved.get("notes", []))
-    context = {k: v for k, v in saved.items() if k not in _JUDGED}
+    context = {k: v for k, v in saved.items() if k not in JUDGED_KEYS}
     return judge(saved["scenario"], saved["variant"], result, saved["expect"], context)
-
-
-# What a verdict's JSON holds besides its context: the judgement, made again here.
-_JUDGED = ("schema", "scenario", "variant", "passed", "reasons", "expect", "counts", "result", "notes")
 
 
 def _spark(
@@ -87,5 +83,4 @@ def _spark(
         found = spark_engine.check(spark, ledgers, reads, view=view, eos_pairs=eos_pairs)
     finally:
         spark.stop()
-    anomalies = {name: Finding(f["count"], f["examples"]) for name, f in found["anomalies"].items()}
-    return CheckResult(anomalies, found["stats"], found["ledger_problems"])
+    return CheckResult.from_json(found)

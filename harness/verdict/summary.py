@@ -14,7 +14,7 @@ def pair_summary(pair: PairVerdict) -> str:
     lines = [f"{pair.scenario} {pair.title}: {pair.outcome.upper()}"]
     for v in (pair.control, pair.guarantee):
         counts = "  ".join(
-            f"{a}={v.count(a)}" + (f" [{v.expect[a]} {'ok' if _met(v, a) else 'NOT MET'}]" if a in v.expect else "")
+            f"{a}={v.count(a)}" + (f" [{v.expect[a]} {'ok' if met(v, a) else 'NOT MET'}]" if a in v.expect else "")
             for a in v.shown()
         )
         stats = v.result.stats
@@ -77,7 +77,8 @@ def _workload_lines(workload: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
-def _met(v: VariantVerdict, anomaly: str) -> bool:
+def met(v: VariantVerdict, anomaly: str) -> bool:
+    """Whether the side met its expectation about ``anomaly`` (one it has an expectation for)."""
     n, rule = v.count(anomaly), v.expect[anomaly]
     if rule == ONE_OF:
         return any(v.count(a) for a, r in v.expect.items() if r == ONE_OF)

@@ -6,7 +6,8 @@ order tell the whole story. Incarnations after the first get the earlier ledgers
 (``resume_from``) and resume the same work; how is the app's business.
 
 An app reports by printing one JSON object as its last line of output; ``reports()``
-collects them (a killed incarnation has none).
+collects them (a killed incarnation has none), with each incarnation's wall-clock
+``started_at`` and ``ended_at`` (null while it runs).
 """
 
 from __future__ import annotations
@@ -41,6 +42,13 @@ class Incarnation:
     ledger: Path
     out: Path
     proc: subprocess.Popen[bytes]
+    started_at: float  # wall clock
+    ended_at: float | None = None
+
+    def _watch(self) -> None:
+        """Notes when the process ends, however it ends (exit, kill, signal)."""
+        self.proc.wait()
+        self.ended_at = time.time()
 
 
 class AppProcess:
@@ -67,7 +75,9 @@ class AppProcess:
                     self.command(spec_path, spec), stdout=sink, stderr=subprocess.STDOUT, start_new_session=True
                 )
             stopping.track(proc)
-            self.incarnations.append(Incarnation(n, ledger, out, proc))
+            incarnation = Incarnation(n, ledger, out, proc, time.time())
+            threading.Thread(target=incarnation._watch, name=f"{self.name}.{n}-exit", daemon=True).start()
+            self.incarnations.append(incarnation)
 
     @property
     def current(self) -> Incarnation:
@@ -116,7 +126,14 @@ class AppProcess:
 
     def reports(self) -> list[dict[str, Any]]:
         return [
-            {"app": self.name, "incarnation": i.number, "exit": i.proc.poll(), **_last_json(i.out)}
+            {
+                "app": self.name,
+                "incarnation": i.number,
+                "exit": i.proc.poll(),
+                "started_at": i.started_at,
+                "ended_at": i.ended_at,
+                **_last_json(i.out),
+            }
             for i in self.incarnations
         ]
 

@@ -18,6 +18,8 @@ import pytest
 
 import scenarios
 from harness.cluster.kafka import KafkaCluster
+from harness.report.page import REPORT
+from harness.report.run_folder import folder_of
 from harness.runner import run_pair, run_variant
 from harness.verdict.judge import PairVerdict, VariantVerdict
 from harness.verdict.summary import pair_summary
@@ -115,7 +117,7 @@ EXTRA_CHECKS: dict[str, Callable[[PairVerdict], None]] = {
 def test_pair(cluster: KafkaCluster, tmp_path, report, scenario_id: str) -> None:  # type: ignore[no-untyped-def]
     chosen = scenarios.get(scenario_id)
     pair = run_pair(cluster, chosen, tmp_path)
-    report(pair_summary(pair))
+    report(f"{pair_summary(pair)}\n  report: {folder_of(pair) / REPORT}")
     # A research pair claims nothing: it must run to the end and report its findings.
     assert pair.outcome == ("reported" if chosen.research else "passed"), pair_summary(pair)
     if scenario_id in EXTRA_CHECKS:

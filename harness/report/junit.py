@@ -1,0 +1,146 @@
+"""JUnit XML for CI: the pairs of ``kafka-harness run --junit`` and the checks of
+``verify-config --junit``, in the common form (testsuites / testsuite / testcase with name,
+classname and time; failure and skipped with a message; counts on every suite).
+
+- **run**: a suite per pair, a case per side. A guarantee that did not hold fails with its
+  reasons; a control that did not show its anomaly fails, saying the pair is inconclusive
+  (or failed). A research pair claims nothing: both sides pass, their findings in
+  ``system-out``. Every case's ``system-out`` has its expected-against-observed lines and
+  the pair's ``report.html``.
+- **verify-config**: a suite of static findings (an error fails; a warning or info passes,
+  its text in ``system-out``; a rule that lacked its file is skipped) and a suite of dynamic
+  rows. A *violated* row fails. *Unavailable* and *inconclusive* rows are **skipped** with
+  their reason: they prove nothing either way, and the command exits 0 for them, so the
+  file's failures are exactly what makes ``verify-config`` exit 1.
+"""
+
+from __future__ import annotations
+
+import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from harness.configcheck.rules import Severity
+from harness.report.page import REPORT
+from harness.report.run_folder import folder_of
+from harness.report.verdicts import expectations
+from harness.verdict.judge import PairVerdict, VariantVerdict
+
+if TYPE_CHECKING:
+    from harness.configcheck.report import Report
+
+
+def _suite(parent: ET.Element, name: str, started: float | None = None) -> ET.Element:
+    suite = ET.SubElement(parent, "testsuite", name=name)
+    if started:
+        suite.set("timestamp", time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(started)))
+    return suite
+
+
+def _case(suite: ET.Element, classname: str, name: str, seconds: float = 0.0) -> ET.Element:
+    return ET.SubElement(suite, "testcase", classname=classname, name=name, time=f"{seconds:.3f}")
+
+
+def _text(case: ET.Element, tag: str, text: str, **attrs: str) -> None:
+    ET.SubElement(case, tag, attrs).text = text
+
+
+def _count(root: ET.Element) -> ET.ElementTree:
+    """Fill in every suite's counts, and the totals, from the cases."""
+    totals = dict.fromkeys(("tests", "failures", "errors", "skipped"), 0)
+    seconds = 0.0
+    for suite in root.iter("testsuite"):
+        cases = suite.findall("testcase")
+        counts = {
+            "tests": len(cases),
+            "failures": sum(c.find("failure") is not None for c in cases),
+            "errors": sum(c.find("error") is not None for c in cases),
+            "skipped": sum(c.find("skipped") is not None for c in cases),
+        }
+        took = sum(float(c.get("time", "0")) for c in cases)
+        for k, n in counts.items():
+            suite.set(k, str(n))
+            totals[k] += n
+        suite.set("time", f"{took:.3f}")
+        seconds += took
+    for k, n in totals.items():
+        root.set(k, str(n))
+    root.set("time", f"{seconds:.3f}")
+    ET.indent(root)
+    return ET.ElementTree(root)
+
+
+def write(tree: ET.ElementTree, path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tree.write(path, encoding="utf-8", xml_declaration=True)
+    return path
+
+
+# --- kafka-harness run ---------------------------------------------------------------------
+
+
+def _seconds(v: VariantVerdict) -> float:
+    started, ended = v.context.get("started_at"), v.context.get("ended_at")
+    return ended - started if started and ended else 0.0
+
+
+def pairs(runs: list[PairVerdict]) -> ET.ElementTree:
+    root = ET.Element("testsuites", name="kafka-harness run")
+    seen: dict[str, int] = {}
+    repeated = {p.scenario for p in runs if sum(q.scenario == p.scenario for q in runs) > 1}
+    for pair in runs:
+        seen[pair.scenario] = seen.get(pair.scenario, 0) + 1
+        nth = f" (run {seen[pair.scenario]})" if pair.scenario in repeated else ""
+        suite = _suite(root, f"{pair.scenario}{nth}: {pair.title}", pair.control.context.get("started_at"))
+        report = folder_of(pair) / REPORT
+        for v in (pair.control, pair.guarantee):
+            case = _case(suite, f"kafka-harness.{pair.scenario}", f"{v.variant}{nth}", _seconds(v))
+            if not pair.research and not v.passed:
+                _side_failure(case, pair, v)
+            lines = [e.line for e in expectations(v)] + [f"reason: {r}" for r in v.reasons]
+            _text(case, "system-out", "\n".join([*lines, f"pair outcome: {pair.outcome}", f"report: {report}"]))
+    return _count(root)
+
+
+def _side_failure(case: ET.Element, pair: PairVerdict, v: VariantVerdict) -> None:
+    reasons = "; ".join(v.reasons)
+    if v.variant == "control":
+        message = f"the control did not show its anomaly, so the pair is {pair.outcome}: {reasons}"
+        kind = pair.outcome
+    else:
+        message = f"the guarantee did not hold: {reasons}"
+        kind = "violated" if pair.outcome == "failed" else pair.outcome
+    _text(case, "failure", "\n".join(v.reasons), message=message, type=kind)
+
+
+# --- verify-config -------------------------------------------------------------------------
+
+
+def verify_config(report: Report) -> ET.ElementTree:
+    root = ET.Element("testsuites", name="kafka-harness verify-config")
+    for section, findings in report.sections.items():
+        suite = _suite(root, f"{section} checks")
+        for f in findings:
+            where = f"{f.file}:{f.line}" if f.line else f"{f.file} (not set)"
+            case = _case(suite, f"verify-config.{section}", f"{f.rule} at {where}")
+            text = f"{f.severity}: {f.what}\nfix: {f.fix}\nscenarios: {', '.join(f.scenarios) or '-'}"
+            if f.severity is Severity.ERROR:
+                _text(case, "failure", text, message=f.what, type=str(f.severity))
+            else:
+                _text(case, "system-out", text)
+        for rule, kind in report.skipped_rules.items():
+            case = _case(suite, f"verify-config.{section}", rule)
+            ET.SubElement(case, "skipped", message=f"needs --{kind}")
+    if report.dynamic:
+        suite = _suite(root, "dynamic checks")
+        for row in report.dynamic.rows:
+            case = _case(suite, f"verify-config.dynamic.{row.scenario}", f"{row.scenario} on Kafka {row.version}")
+            page = Path(row.run_dir).parent / REPORT if row.run_dir else "none"
+            detail = f"{row.title}\nfault: {row.fault}\nproducer: {row.producer}\nreport: {page}"
+            if row.outcome == "violated":
+                _text(case, "failure", f"{detail}\ne.g. {row.example}", message=row.reason, type="violated")
+            elif row.outcome in ("unavailable", "inconclusive"):
+                ET.SubElement(case, "skipped", message=f"{row.outcome}: {row.reason}")
+            _text(case, "system-out", f"{row.outcome}: {row.reason}\n{detail}")
+    return _count(root)

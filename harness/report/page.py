@@ -1,0 +1,182 @@
+"""``report.html`` of one pair's run folder: the story, the outcome, per side the verdict
+table, the timeline and partitions, the apps, and links to every file the run left.
+
+``build`` renders ``templates/report.html.j2`` (Jinja2) into the folder; the page carries
+its styles and plotly.js inline, so it opens from disk with no network. ``write`` is what
+the runner calls after every pair, finished or not: it never raises, since a report that
+cannot be drawn must not cost the verdict.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jinja2
+import plotly
+
+import scenarios
+from harness.errors import HarnessError
+from harness.progress import say
+from harness.report import figures
+from harness.report.run_folder import Pair, Side, read_pair
+from harness.report.series import Timeline, timeline
+from harness.report.verdicts import Expectation, expectations
+from harness.verdict.summary import pair_summary
+
+REPORT = "report.html"
+DEFAULT_CLIENT = "librdkafka"  # the workloads' client, unless a verdict names another
+OUTCOMES = {
+    "passed": "the control showed its anomaly and the guarantee was clean, under the same fault",
+    "failed": "the guarantee showed an anomaly it forbids",
+    "inconclusive": "the guarantee was clean but the control did not show its anomaly, or a fault step failed: "
+    "a clean result proves nothing",
+    "reported": "a research pair: no claim; the findings of both sides are the result",
+    "incomplete": "the run did not finish: there is no pair verdict; below is what it left",
+}
+# Link groups: (heading, does this relative path belong to it)
+_LINK_GROUPS = (
+    ("verdicts", lambda p: p.name in ("verdict.json", "anomalies.parquet")),
+    ("ledgers", lambda p: p.parent.name == "ledgers"),
+    ("read-backs", lambda p: p.parent.name in ("reads", "sink-reads")),
+    ("app specs and output", lambda p: p.name.endswith((".spec.json", ".out"))),
+    ("container logs", lambda p: p.parent.name == "logs"),
+)
+
+
+@cache
+def _environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("harness.report", "templates"),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["compact"] = lambda value: json.dumps(value, separators=(", ", ": "))
+    env.filters["clock"] = _clock
+    return env
+
+
+def render(template: str, **values: Any) -> str:
+    return _environment().get_template(template).render(**values)
+
+
+@dataclass
+class SideView:
+    """What the template shows of one side."""
+
+    name: str
+    side: Side
+    timeline: Timeline
+    expectations: list[Expectation]
+    figures: list[Any]
+    links: list[tuple[str, list[Path]]]
+    apps: list[dict[str, Any]]
+
+
+def _links(files: list[Path]) -> list[tuple[str, list[Path]]]:
+    groups: dict[str, list[Path]] = {}
+    for path in files:
+        heading = next((h for h, belongs in _LINK_GROUPS if belongs(path)), "other")
+        groups.setdefault(heading, []).append(path)
+    return [(h, groups[h]) for h, _ in (*_LINK_GROUPS, ("other", None)) if h in groups]
+
+
+def _apps(side: Side, tl: Timeline) -> list[dict[str, Any]]:
+    """One row per incarnation: its life on the time axis and what its report says."""
+    reports = {(r["app"], r["incarnation"]): r for r in side.context.get("workload", [])}
+    rows = []
+    for life in tl.lives:
+        r = reports.get((life.app, life.incarnation), {})
+        said = [
+            f"{k}: {r[k].get('error', '')} {r[k].get('message', r[k].get('call', ''))}"
+            for k in ("setup_error", "fenced", "stuck")
+            if k in r
+        ]
+        if r.get("resent"):
+            said.append(f"resent {r['resent']} record(s) its earlier incarnation had not finished")
+        rows.append(
+            {
+                "name": f"{life.app}#{life.incarnation}",
+                "start": life.start,
+                "end": life.end,
+                "exit": figures.exit_text(life),
+                "approximate": life.approximate,
+                "outcomes": r.get("outcomes"),
+                "errors": r.get("errors") or {},
+                "gap": r.get("longest_ack_gap_s"),
+                "said": said,
+            }
+        )
+    return rows
+
+
+def _side_view(side: Side) -> SideView:
+    tl = timeline(side)
+    shown = [figures.fragment(figures.timeline(tl), f"{side.name}-timeline")]
+    by_partition = figures.partitions(tl)
+    if by_partition is not None:
+        shown.append(figures.fragment(by_partition, f"{side.name}-partitions"))
+    rows = expectations(side.verdict) if side.verdict else []
+    return SideView(side.name, side, tl, rows, shown, _links(side.files), _apps(side, tl))
+
+
+def _registered(pair: Pair) -> tuple[str, str]:
+    """The scenario's title and story from the registry ("" for one it does not know)."""
+    try:
+        s = scenarios.get(pair.scenario)
+    except HarnessError:
+        return "", ""
+    return s.title, s.story
+
+
+def build(folder: Path, story: str | None = None) -> Path:
+    """Write ``folder/report.html`` from what the folder holds; its path."""
+    pair = read_pair(folder)
+    sides = [_side_view(s) for s in pair.sides]
+    contexts = [s.context for s in pair.sides if s.verdict]
+    title, registered_story = _registered(pair)
+    html = render(
+        "report.html.j2",
+        pair=pair,
+        title=pair.verdict.title if pair.verdict else title,
+        story=(registered_story if story is None else story).strip(),
+        outcome=pair.outcome,
+        outcome_text=OUTCOMES[pair.outcome],
+        kafka_versions=sorted({c.get("kafka_version", "?") for c in contexts}),
+        client=next((c["client"] for c in contexts if c.get("client")), DEFAULT_CLIENT),
+        summary=pair_summary(pair.verdict) if pair.verdict else "",
+        sides=sides,
+        started=_clock(min((s.timeline.t0 for s in sides if s.timeline.t0), default=0)),
+        made=time.strftime("%Y-%m-%d %H:%M:%S"),
+        plotly_js=figures.plotly_js(),
+        plotly_version=plotly.__version__,
+    )
+    path = folder / REPORT
+    path.write_text(html, encoding="utf-8")
+    return path
+
+
+def _clock(t: float) -> str:
+    """Wall-clock seconds as local date and time, to the millisecond."""
+    if not t:
+        return "unknown"
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(t)) + f".{int(t * 1000) % 1000:03d}"
+
+
+def write(folder: Path, story: str | None = None) -> Path | None:
+    """``build``, saying where the page went, or why there is none; never raises."""
+    if not folder.is_dir():
+        return None
+    try:
+        path = build(folder, story)
+    except Exception as exc:  # the verdict stands without a page; say why there is none
+        say(f"report: not written ({type(exc).__name__}: {exc})")
+        return None
+    say(f"report: {path}")
+    return path

@@ -1,0 +1,139 @@
+"""report.html without a cluster: a pair folder made from synthetic histories run through the
+real checker and verdict, and a folder an interrupted run left with ledgers only."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from harness.checker.synthetic import MUTATIONS
+from harness.report import page
+from harness.report.run_folder import ANOMALIES_FILE, read_pair
+from harness.report.series import timeline
+
+DUPLICATE = next(m for m in MUTATIONS if m.name == "duplicate")
+
+
+@pytest.fixture
+def pair_folder(make_pair) -> Path:  # type: ignore[no-untyped-def]
+    return make_pair()
+
+
+def _self_contained(html: str) -> None:
+    assert not re.search(r"<script[^>]*\bsrc=", html), "a script loaded from elsewhere"
+    assert not re.search(r"<link\b", html), "a stylesheet or other resource loaded from elsewhere"
+
+
+def test_a_pair_page_has_story_outcome_tables_timeline_and_links(pair_folder: Path) -> None:
+    html = page.build(pair_folder).read_text()
+    _self_contained(html)
+    assert 'id="outcome">passed<' in html
+    assert "A1 — the ack is lost" in html  # the scenario's story, from the registry
+    table = html[html.index('id="control-verdict"') :]
+    table = table[: table.index("</table>")]
+    k = DUPLICATE.expect["duplicate"]
+    assert re.search(
+        rf"<td>duplicate</td>\s*<td>required</td>\s*<td class=\"num\">{k}</td>\s*<td><span class=\"badge ok\">", table
+    )
+    assert 'id="control-timeline"' in html and 'id="guarantee-timeline"' in html
+    assert 'id="control-partitions"' in html
+    assert 'href="control/verdict.json"' in html and 'href="control/ledgers/' in html
+    assert 'href="control/reads/read_committed.parquet"' in html
+    apps = html[html.index('<table class="apps">') :]
+    apps = apps[: apps.index("</table>")]
+    for said in (
+        "producer-1#1",
+        "killed by signal 9",
+        "ok 10, fail 0, info 0, unfinished 0",
+        "_MSG_TIMED_OUT x2",
+        "resent 3 record(s)",
+        "consumed 600, produced 600, batches 12",
+        "exit 3",
+        "fenced: _FENCED fenced by a newer instance",
+    ):
+        assert said in apps, said
+
+
+def test_anomalous_records_from_the_checker_file_when_present(pair_folder: Path) -> None:
+    side = read_pair(pair_folder).sides[0]
+    ids = [e["id"] for e in side.verdict.result.anomalies["duplicate"].examples]  # type: ignore[union-attr]
+    assert sorted(timeline(side).marks["duplicate"].ids.tolist()) == sorted(ids)  # the verdict's examples
+    every = [*ids, ids[0] + 1000, ids[0] + 1001]  # as if the checker had listed all of them
+    table = pa.table({"anomaly": ["duplicate"] * len(every), "id": pa.array(every, pa.int64())})
+    pq.write_table(table, pair_folder / "control" / ANOMALIES_FILE)
+    side = read_pair(pair_folder).sides[0]
+    assert side.anomalies_from == ANOMALIES_FILE
+    m = timeline(side).marks["duplicate"]
+    assert sorted(m.ids.tolist()) == sorted(every)
+    assert (m.sent == m.sent).sum() == len(ids)  # the two made-up ids were never sent: no send time (NaN)
+
+
+def test_a_spark_side_shows_its_micro_batches_and_a_stall(pair_folder: Path) -> None:
+    verdict_path = pair_folder / "control" / "verdict.json"
+    doc = json.loads(verdict_path.read_text())
+    started = doc["started_at"]
+    doc["workload"].append(
+        {
+            "app": "spark-driver",
+            "incarnation": 1,
+            "exit": 0,
+            "started_at": started,
+            "ended_at": started + 3,
+            "micro_batches": [[0, 300, 900, started + 0.5], [1, 300, 400, started + 1.5]],
+        }
+    )
+    doc["read_committed_stalls"] = [{"partition": "input-0", "started_at": started + 0.2, "seconds": 6.0, "lso": 40}]
+    verdict_path.write_text(json.dumps(doc))
+    (pair_folder / "control" / "spark-driver.1.spec.json").write_text("{}")
+    tl = timeline(read_pair(pair_folder).sides[0])
+    assert [(b.start, b.seconds) for b in tl.batches] == [pytest.approx((0.5, 0.9)), pytest.approx((1.5, 0.4))]
+    assert [(s.start, s.end) for s in tl.stalls] == [pytest.approx((0.2, 6.2))]
+    html = page.build(pair_folder).read_text()
+    assert "Spark micro-batch duration" in html and "read_committed stall (LSO probe)" in html
+
+    doc["workload"][-1]["micro_batches"] = [[0, 300, 900]]  # a report from before start times were recorded
+    verdict_path.write_text(json.dumps(doc))
+    assert "spark-driver#1: micro-batch start times were not recorded" in page.build(pair_folder).read_text()
+
+
+def test_an_interrupted_run_with_ledgers_only_says_what_is_missing(pair_folder: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "20261123-130000-B1-cafe"
+    (folder / "control" / "ledgers").mkdir(parents=True)
+    for ledger in (pair_folder / "control" / "ledgers").glob("*.csv"):
+        lines = ledger.read_text().splitlines()
+        cut = "\n".join(lines[: len(lines) // 2]) + "\n" + lines[len(lines) // 2][:9]  # killed mid-line
+        (folder / "control" / "ledgers" / ledger.name).write_text(cut)
+    html = page.build(folder).read_text()
+    _self_contained(html)
+    assert 'id="outcome">incomplete<' in html
+    missing = html[html.index('id="missing"') : html.index("</section>", html.index('id="missing"'))]
+    for said in (
+        "verdict.json of the pair",
+        "control: reads/read_committed.parquet (no read-back)",
+        "control: verdict.json (not checked)",
+        "guarantee: the guarantee side&#39;s folder (it never started)",
+    ):
+        assert said in missing, missing
+    assert 'id="control-timeline"' in html  # drawn from the ledgers that exist
+    assert "line(s) ignored (cut short or malformed)" in html
+
+
+def test_an_empty_folder_still_gets_a_page(tmp_path: Path) -> None:
+    folder = tmp_path / "20261123-140000-A3-0000"
+    folder.mkdir()
+    html = page.build(folder).read_text()
+    assert "incomplete" in html and "ledgers (no app wrote any)" not in html  # no side folder at all
+
+
+def test_write_never_raises(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
+    def broken(folder: Path, story: str | None = None) -> Path:
+        raise ValueError("boom")
+
+    monkeypatch.setattr(page, "build", broken)
+    assert page.write(tmp_path) is None
+    assert "report: not written (ValueError: boom)" in capsys.readouterr().err
