@@ -23,6 +23,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from harness import stopping
 from harness.checker import anomalies
 from harness.checker.check import check
 from harness.cluster.kafka import OWN_LINK_LISTENERS, KafkaCluster
@@ -156,10 +157,15 @@ def run_pair(cluster: KafkaCluster, scenario: Scenario, runs_dir: Path) -> PairV
     """Both sides in a new run folder, then its ``report.html``: also when the pair fails or
     is interrupted, of what it left."""
     base = runs_dir / f"{time.strftime('%Y%m%d-%H%M%S')}-{scenario.id}-{uuid.uuid4().hex[:4]}"
-    try:
-        return _run_pair(cluster, scenario, base)
-    finally:
+
+    def report() -> None:
         report_page.write(base, scenario.story)
+
+    try:
+        with stopping.last_words(report):  # Ctrl-C ends the process at once: the page first
+            return _run_pair(cluster, scenario, base)
+    finally:
+        report()
 
 
 def _run_pair(cluster: KafkaCluster, scenario: Scenario, base: Path) -> PairVerdict:

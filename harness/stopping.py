@@ -6,7 +6,9 @@ The run's threads (the two sides of a pair, fault steps, the LSO probe) are not 
 finish: once the cluster and the apps are gone nothing they could still do is worth
 waiting for, and waiting for them (the other side reading back, an app using up its
 budget) is what made an interrupted pair take tens of seconds to exit. So the handler
-cleans up itself and ends the process; the run folder keeps whatever was written.
+cleans up itself and ends the process; the run folder keeps whatever was written, and
+what was registered as ``last_words`` (a pair's report of what it left) runs before the
+exit.
 
 Every child process is started in a session of its own (``start_new_session=True``), so a
 terminal's Ctrl-C reaches only the harness, and the handler kills each child's whole
@@ -21,11 +23,14 @@ import signal
 import subprocess
 import sys
 import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from types import FrameType
 
 from harness.cluster import docker_engine
 
 _children: set[subprocess.Popen[bytes]] = set()
+_last_words: list[Callable[[], None]] = []
 _lock = threading.Lock()
 
 
@@ -35,6 +40,19 @@ def track(proc: subprocess.Popen[bytes]) -> subprocess.Popen[bytes]:
     with _lock:
         _children.add(proc)
     return proc
+
+
+@contextmanager
+def last_words(say: Callable[[], None]) -> Iterator[None]:
+    """Within the block, an interruption calls ``say`` once the cleanup is done (it must be
+    quick and must not need the cluster)."""
+    with _lock:
+        _last_words.append(say)
+    try:
+        yield
+    finally:
+        with _lock:
+            _last_words.remove(say)
 
 
 def install() -> None:
@@ -52,6 +70,11 @@ def _stop(signum: int, frame: FrameType | None) -> None:
         removed = docker_engine.remove_leftovers(owner=os.getpid())
     except Exception as exc:  # whatever Docker says, the exit must come
         print(f"kafka-harness: cleanup: {str(exc).splitlines()[0][:200]}", file=sys.stderr)
+    with _lock:
+        words = list(_last_words)
+    for say in words:
+        with contextlib.suppress(Exception):  # a failing last word must not block the exit
+            say()
     name = signal.Signals(signum).name
     print(f"kafka-harness: {name}: stopped; apps killed, {len(removed)} containers/networks removed", file=sys.stderr)
     sys.stdout.flush()

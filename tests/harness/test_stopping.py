@@ -1,5 +1,6 @@
 """Ctrl-C (SIGINT) and SIGTERM in the middle of a pair stop everything within 3 s: the command
-exits 130 / 143, and no container, network or app process of the run is left."""
+exits 130 / 143, no container, network or app process of the run is left, and the pair's
+report shows what it left."""
 
 from __future__ import annotations
 
@@ -88,4 +89,6 @@ def test_a_signal_mid_pair_stops_everything_at_once(
     assert took <= PROMPT_S, f"exit {took:.1f}s after {signum.name}"
     assert ours(proc.pid) == []
     assert processes_naming(runs) == []
+    (folder,) = runs.iterdir()
+    assert (folder / "report.html").exists()
     print(f"{scenario}: exit {took:.2f}s after {signum.name}")
