@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -77,7 +78,7 @@ public final class TransformerApp {
     public static void main(String[] args) throws IOException {
         Spec.Transformer spec = Spec.read(args[0], Spec.Transformer.class);
         if (!spec.sinkDb.isEmpty()) {
-            Map<String, Object> error = new HashMap<>();
+            Map<String, Object> error = new LinkedHashMap<>();
             error.put("error", "SINK_DB_UNSUPPORTED");
             error.put("message", "sink_db is not supported by the Java transformer; use the Python app for it");
             error.put("config", true);
