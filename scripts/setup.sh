@@ -43,7 +43,7 @@ else
   echo "$want" > .venv/.setup-stamp
 fi
 
-# --- 2. Java and the Spark Kafka connector -------------------------------------------
+# --- 2. Java, the Spark Kafka connector and the Java workload apps --------------------
 # pyspark runs Spark in a local JVM, which needs Java 17+. Its Kafka connector is not part
 # of the pyspark package: it is fetched once with Maven into the cache (harness/spark.py).
 need_cmd java openjdk-17-jre-headless
@@ -69,7 +69,29 @@ except HarnessError as exc:
   say "spark: Kafka connector jars fetched"
 fi
 
-# --- 2b. Chromium ----------------------------------------------------------------------
+# --- 2b. Java apps ------------------------------------------------------------------
+# The workload apps on Kafka's Java client (java/, harness/jvm/java_clients.py): built with Maven
+# once per source change, and the client jars of every tested Kafka version fetched once.
+java_apps_ready() { .venv/bin/python -c 'import sys; from harness.settings import Settings; from harness.jvm import java_clients; sys.exit(not java_clients.ready(Settings()))' 2>/dev/null; }
+if java_apps_ready; then
+  say "java apps: built, client jars cached"
+else
+  need_cmd mvn maven
+  need_cmd javac openjdk-17-jdk-headless
+  .venv/bin/python -c '
+import sys
+from harness.jvm import java_clients
+from harness.settings import Settings
+from harness.errors import HarnessError
+try:
+    java_clients.prepare(Settings())
+except HarnessError as exc:
+    sys.exit(f"setup: {exc}\n{exc.detail}")
+'
+  say "java apps: built, client jars fetched"
+fi
+
+# --- 2c. Chromium ----------------------------------------------------------------------
 # Tests open run reports in it as a reader would, and `kafka-harness run --screenshot` keeps
 # a picture; playwright (dev extras) drives this one, so it never downloads a browser.
 need_cmd chromium chromium

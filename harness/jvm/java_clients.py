@@ -1,0 +1,195 @@
+"""Workload apps on Kafka's Java client: built once from ``java/``, run on the client version asked for.
+
+The apps (``kafkaeos.ProducerApp``, ``kafkaeos.TransformerApp``) take the same spec JSON as
+their Python twins in ``harness.workloads`` (client settings in Java property names), write
+the same ledger and print the same report, so one checker judges both. Their jar holds only
+their own classes; Kafka's client comes from the class path, so one build runs on every
+client version:
+
+- ``app_jar``: ``mvn package`` of ``java/`` into ``<cache>/java-apps/<hash of its sources>``;
+- ``client_classpath``: the runtime closure of ``kafka-clients`` (and ``kafka-streams`` on
+  request) of one version, with Jackson and an slf4j binding, into ``<cache>/java-clients/``;
+- ``command``: the ``java`` command line of an app; the spec path goes last.
+
+Each cache folder appears complete (with its marker) or not at all: it is staged beside its
+place and renamed into it, so a killed build leaves no half folder, and a warm call only
+lists files. The client version follows the cluster's Kafka version unless a scenario pins
+another.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import tempfile
+from pathlib import Path
+
+from harness import commands
+from harness.cluster.images import check_kafka_version
+from harness.errors import HarnessError
+from harness.jvm.maven import maven_closure
+from harness.progress import step
+from harness.settings import KNOWN_KAFKA_VERSIONS, Settings
+
+JAVA_DIR = Path(__file__).resolve().parents[2] / "java"
+PRODUCER_APP = "kafkaeos.ProducerApp"
+TRANSFORMER_APP = "kafkaeos.TransformerApp"
+# Client versions checked to resolve from Maven Central (kafka-streams: up to 4.3.1).
+KNOWN_CLIENT_VERSIONS = (*KNOWN_KAFKA_VERSIONS, "4.4.0")
+# The broker's own choices for 4.3.1: slf4j-simple must match the slf4j-api 1.7 that every
+# tested kafka-clients version depends on (a 2.x binding does not bind to a 1.7 API).
+JACKSON_VERSION = "2.21.2"
+SLF4J_VERSION = "1.7.36"
+# As for the brokers (settings.broker_jvm_opts): C1-only JIT and the serial collector start a
+# client JVM faster and use less CPU on 2 cores, which a restarted app needs more than peak speed.
+JVM_OPTIONS = ("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xmx512m")
+_APP_JAR = "kafka-eos-apps.jar"
+_DONE = "complete"
+
+_CLIENT_POM = """<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>kafka-eos-harness</groupId><artifactId>java-client-closure</artifactId><version>1</version>
+  <dependencies>
+{dependencies}
+  </dependencies>
+</project>
+"""
+_DEPENDENCY = "    <dependency><groupId>{}</groupId><artifactId>{}</artifactId><version>{}</version></dependency>"
+
+
+def _sources() -> list[Path]:
+    files = [JAVA_DIR / "pom.xml", *sorted(p for p in (JAVA_DIR / "src").rglob("*") if p.is_file())]
+    if not files[0].exists():
+        raise HarnessError(f"no Java apps at {JAVA_DIR}: the checkout looks incomplete")
+    return files
+
+
+def _app_folder(settings: Settings) -> Path:
+    digest = hashlib.sha256()
+    for path in _sources():
+        digest.update(path.relative_to(JAVA_DIR).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes() + b"\0")
+    return settings.cache_dir / "java-apps" / digest.hexdigest()[:16]
+
+
+def _client_folder(settings: Settings, version: str, streams: bool) -> Path:
+    return settings.cache_dir / "java-clients" / (f"{version}-streams" if streams else version)
+
+
+def _client_pom(version: str, streams: bool) -> str:
+    artifacts = [
+        ("org.apache.kafka", "kafka-clients", version),
+        *([("org.apache.kafka", "kafka-streams", version)] if streams else []),
+        ("com.fasterxml.jackson.core", "jackson-databind", JACKSON_VERSION),
+        # Named here so that this version wins over the clients' own (nearest wins in Maven).
+        ("org.slf4j", "slf4j-api", SLF4J_VERSION),
+        ("org.slf4j", "slf4j-simple", SLF4J_VERSION),
+    ]
+    return _CLIENT_POM.format(dependencies="\n".join(_DEPENDENCY.format(*a) for a in artifacts))
+
+
+def _complete(folder: Path, marker: str) -> bool:
+    done = folder / _DONE
+    return done.exists() and done.read_text() == marker
+
+
+def _publish(staged: Path, folder: Path, marker: str) -> None:
+    """Put ``staged`` (marked last) in ``folder``'s place in one rename. A concurrent run that got
+    there first wins: its copy is as good."""
+    (staged / _DONE).write_text(marker)
+    if _complete(folder, marker):
+        return
+    shutil.rmtree(folder, ignore_errors=True)  # a stale one (other pins): the marker said so
+    try:
+        staged.rename(folder)
+    except OSError:
+        if not _complete(folder, marker):
+            raise
+
+
+def _jars(folder: Path) -> list[Path]:
+    return sorted(p.resolve() for p in folder.glob("*.jar"))
+
+
+def app_jar(settings: Settings) -> Path:
+    """The apps' jar, built with ``mvn package`` unless a build of the same sources is cached."""
+    folder = _app_folder(settings)
+    if _complete(folder, folder.name):
+        return folder / _APP_JAR
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    with (
+        step(f"build the Java workload apps ({JAVA_DIR.name}/) with mvn"),
+        tempfile.TemporaryDirectory(dir=folder.parent) as tmp,
+    ):
+        # Built in a copy: the checkout gets no target/ folder, and concurrent builds do not meet.
+        work = Path(tmp) / "java"
+        shutil.copytree(JAVA_DIR, work, ignore=shutil.ignore_patterns("target"))
+        commands.run(
+            ["mvn", "-B", "-q", "-f", str(work / "pom.xml"), "package"],
+            "build the Java workload apps",
+            "install Maven and a JDK 17 (Debian: apt-get install maven openjdk-17-jdk-headless)",
+        )
+        staged = Path(tmp) / "staged"
+        staged.mkdir()
+        shutil.copy2(work / "target" / _APP_JAR, staged / _APP_JAR)
+        _publish(staged, folder, folder.name)
+    return folder / _APP_JAR
+
+
+def client_classpath(settings: Settings, version: str, streams: bool = False) -> list[Path]:
+    """The jars an app needs at run time to use Kafka's Java client ``version`` (with
+    ``streams``, Kafka Streams too), resolved once per version with mvn."""
+    check_kafka_version(version)
+    folder = _client_folder(settings, version, streams)
+    pom = _client_pom(version, streams)
+    if _complete(folder, pom):
+        return _jars(folder)
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    what = f"kafka-{'streams' if streams else 'clients'}:{version}"
+    with (
+        step(f"resolve {what} and its runtime closure with mvn"),
+        tempfile.TemporaryDirectory(dir=folder.parent) as tmp,
+    ):
+        work = Path(tmp)
+        (work / "pom.xml").write_text(pom)
+        staged = work / "jars"
+        try:
+            # -U: ask again for artifacts an earlier attempt found missing (Maven waits a day otherwise).
+            maven_closure(work / "pom.xml", staged, f"resolve Kafka's Java client {what}", "-U")
+        except HarnessError as exc:
+            if "not found" in str(exc):  # mvn itself is missing: that message says what to do
+                raise
+            missing = re.search(r"Could not find artifact (\S+)|(\S+) was not found in", exc.detail)
+            raise HarnessError(
+                f"cannot resolve org.apache.kafka:{what} from Maven Central"
+                + (f" (it has no {missing.group(1) or missing.group(2)})" if missing else "")
+                + f"; known to resolve: {', '.join(KNOWN_CLIENT_VERSIONS)} (kafka-streams up to 4.3.1)",
+                exc.detail,
+            ) from exc
+        _publish(staged, folder, pom)
+    return _jars(folder)
+
+
+def command(settings: Settings, version: str, main_class: str, streams: bool = False) -> list[str]:
+    """``java ... -cp <app jar and client jars> <main_class>``: append the spec path to run it."""
+    if shutil.which("java") is None:
+        raise HarnessError("java not found, needed to run the Java workload apps: install a Java 17 runtime")
+    classpath = [app_jar(settings), *client_classpath(settings, version, streams)]
+    return ["java", *JVM_OPTIONS, "-cp", os.pathsep.join(str(p) for p in classpath), main_class]
+
+
+def ready(settings: Settings) -> bool:
+    """Whether ``prepare`` would find everything cached, without running Maven (setup.sh asks first)."""
+    app = _app_folder(settings)
+    return _complete(app, app.name) and all(
+        _complete(_client_folder(settings, v, False), _client_pom(v, False)) for v in KNOWN_KAFKA_VERSIONS
+    )
+
+
+def prepare(settings: Settings) -> None:
+    """Build the apps and resolve the client of every tested Kafka version."""
+    app_jar(settings)
+    for version in KNOWN_KAFKA_VERSIONS:
+        client_classpath(settings, version)

@@ -1,0 +1,97 @@
+package kafkaeos;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.PropertyNamingStrategies;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.stream.Collectors;
+
+/**
+ * The apps' specs: the JSON file named by their only argument, with the fields of Python's
+ * {@code ProducerSpec} and {@code TransformerSpec} (snake_case there, camelCase here). Client settings are
+ * already Java client property names. An unknown field is an error: a spec meant for another app, or a
+ * field this one would silently ignore.
+ */
+final class Spec {
+    private static final ObjectMapper JSON =
+        new ObjectMapper().setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE);
+
+    private Spec() {
+    }
+
+    static <T extends Common> T read(String path, Class<T> type) throws IOException {
+        T spec = JSON.readValue(Path.of(path).toFile(), type);
+        if (spec.bootstrapServers == null || spec.ledger == null) {
+            throw new IllegalArgumentException(path + ": bootstrap_servers and ledger are required");
+        }
+        if (!spec.resumeFrom.isEmpty()) {
+            throw new IllegalArgumentException(path + ": the Java apps resume from `resume` (planned by the "
+                + "harness), not by reading `resume_from` ledgers");
+        }
+        return spec;
+    }
+
+    /** Client properties from JSON values: strings as they are, lists comma-separated. */
+    static Properties properties(Map<String, Object> values) {
+        Properties props = new Properties();
+        values.forEach((name, value) -> props.put(name, value instanceof List<?> list
+            ? list.stream().map(String::valueOf).collect(Collectors.joining(","))
+            : String.valueOf(value)));
+        return props;
+    }
+
+    /** Fields both apps have. */
+    abstract static class Common {
+        public String bootstrapServers;
+        public String ledger;
+        public long session = 1;
+        public int valueBytes = 100;
+        public Map<String, Object> login = Map.of();
+        public List<String> resumeFrom = List.of();
+    }
+
+    static final class Producer extends Common {
+        public String topic;
+        public int count = 2000;
+        public double ratePerS = 200.0;
+        public int keys;
+        public Map<String, Object> config = Map.of();
+        public int txnSize = 10;
+        public int abortEvery;
+        public int duplicateEvery;
+        public double flushTimeoutS = 120.0;
+        public ProducerResume resume;
+    }
+
+    static final class Transformer extends Common {
+        public String inputTopic;
+        public String outputTopic;
+        public String groupId;
+        public String mode = "transactional";
+        public String transactionalId = "";
+        public int batchSize = 50;
+        public int pauseBeforeCommitMs;
+        public int abortEvery;
+        public double idleExitS = 6.0;
+        public double joinGraceS = 20.0;
+        public Map<String, Object> producerConfig = Map.of();
+        public Map<String, Object> consumerConfig = Map.of();
+        public String sinkDb = "";
+        public TransformerResume resume;
+    }
+
+    /** Where a restarted transformer carries on its session: its next record seq and transaction number. */
+    static class TransformerResume {
+        public int nextSeq;
+        public int nextTxn;
+    }
+
+    /** A restarted producer's plan, made by the harness from the earlier ledgers (see ProducerApp). */
+    static final class ProducerResume extends TransformerResume {
+        public List<Integer> resend = List.of();
+        public List<Integer> inDoubt = List.of();
+    }
+}
