@@ -21,6 +21,7 @@ from harness.configcheck import dynamic
 from harness.configcheck.catalogue import CLIENTS
 from harness.errors import HarnessError
 from harness.progress import say
+from harness.scenario import on_client
 from harness.settings import KNOWN_KAFKA_VERSIONS, Settings
 from harness.verdict.judge import PairVerdict
 from harness.verdict.summary import pair_summary, stability_table
@@ -63,7 +64,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     from harness.report.run_folder import folder_of
     from harness.runner import run_pair
 
-    chosen = [scenarios.get(sid) for sid in args.scenarios]  # unknown names fail before Docker is touched
+    # Unknown names, and a client a scenario cannot run on, fail before Docker is touched.
+    chosen = [scenarios.get(sid) for sid in args.scenarios]
+    if args.client:
+        chosen = [on_client(s, args.client) for s in chosen]
     if args.repeat < 1:
         raise HarnessError(f"--repeat must be 1 or more, not {args.repeat}")
     if args.screenshot:
@@ -160,7 +164,8 @@ def cmd_verify_config(args: argparse.Namespace) -> int:
             toxiproxy_version=args.toxiproxy_version, runs_dir=Path(args.runs_dir) if args.runs_dir else None
         )
         versions = [v.strip() for v in (args.kafka_version or base.kafka_version).split(",") if v.strip()]
-        report.dynamic = dynamic.run(report.files, chosen, dynamic.check_versions(versions, base))
+        client = Component(args.client) if args.client else None
+        report.dynamic = dynamic.run(report.files, chosen, dynamic.check_versions(versions, base), client)
     print(json.dumps(report.to_json(), indent=2) if args.json else report.table(), flush=True)
     if args.junit:
         from harness.report import junit
@@ -197,6 +202,11 @@ def parser() -> argparse.ArgumentParser:
         "--screenshot",
         action="store_true",
         help="keep a screenshot of each pair's report as report.png (needs chromium and the dev extras)",
+    )
+    sp.add_argument(
+        "--client",
+        metavar="CLIENT",
+        help="the apps' client for producer and pipeline scenarios: librdkafka (default) or java",
     )
     versions(sp)
     sp.set_defaults(func=cmd_run)

@@ -106,6 +106,8 @@ def _run_variant(
         "read_partitions": list(variant.read_partitions),
         "eos_pairs": [list(pair) for pair in plan.eos_pairs],
         "producer_config": plan.config,
+        "client": plan.client,
+        "client_version": plan.client_version,
         "faults": faults.records(),
         "fault_errors": schedule.errors,
         "run_dir": str(run_dir),
@@ -116,7 +118,7 @@ def _run_variant(
     }
     if plan.sink is not None:
         context["sink"] = plan.sink.findings(history, MAX_EXAMPLES)
-    verdict = judge(scenario.id, variant.name, result, variant.expect, context)
+    verdict = judge(scenario.id, variant.name, result, variant.expect, context, variant.checks)
     (run_dir / "verdict.json").write_text(json.dumps(verdict.to_json(), indent=2))
     if not verdict.passed:
         cluster.save_logs(run_dir / "logs")

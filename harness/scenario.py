@@ -8,13 +8,16 @@ list.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from harness.checker import catalogue
 from harness.cluster.security import Grant
+from harness.errors import HarnessError
 from harness.faults import Step
+from harness.verdict.checks import Check
 from harness.verdict.judge import RULES
+from harness.workloads import clients
 from harness.workloads.base import Workload
 
 
@@ -41,6 +44,9 @@ class Variant:
     # ACLs created before the apps start (a secured cluster only): who may do what to the
     # run's topics and its producer's transactional.id.
     acls: tuple[Grant, ...] = ()
+    # Conditions beyond the finding counts, each with its reason (harness.verdict.checks):
+    # judged like the expectations, by the CLI and the tests alike.
+    checks: tuple[Check, ...] = ()
 
     def __post_init__(self) -> None:
         # A misspelt finding or rule in a scenario file fails when it is imported, not as a
@@ -72,3 +78,26 @@ class Scenario:
     # brokers or on the shared "client" links would hit both, so such pairs run one side
     # after the other.
     sides_together: bool = False
+
+
+def on_client(scenario: Scenario, client: str) -> Scenario:
+    """``scenario`` with the apps of both sides on ``client`` (harness.workloads.clients), for
+    the workloads that run on a choice of clients; the others refuse it."""
+    clients.check(client)
+
+    def moved(w: Workload | None) -> Workload | None:
+        if w is None:
+            return None
+        if "client" not in {f.name for f in fields(w)}:  # type: ignore[arg-type]
+            raise HarnessError(
+                f"scenario {scenario.id} runs a {type(w).__name__}, whose client is not a choice; "
+                f"--client applies to the producer and pipeline scenarios"
+            )
+        return replace(w, client=client)  # type: ignore[type-var]
+
+    return replace(
+        scenario,
+        workload=moved(scenario.workload),
+        control=replace(scenario.control, workload=moved(scenario.control.workload)),
+        guarantee=replace(scenario.guarantee, workload=moved(scenario.guarantee.workload)),
+    )

@@ -83,6 +83,11 @@ class Settings:
     # cluster, anyone may do anything (Kafka's default). SASL_PLAINTEXT: clients log in with
     # SASL/PLAIN as one of SASL_USERS and the brokers enforce ACLs (harness.cluster.security).
     client_security: str = field(default_factory=lambda: _env("KEH_CLIENT_SECURITY", "PLAINTEXT"))
+    # KEH_SCENARIO_DIRS: folders of your own scenario modules (each defining SCENARIO, as in
+    # scenarios/), separated by ':'; the registry lists them beside the built-in ones.
+    scenario_dirs: tuple[Path, ...] = field(
+        default_factory=lambda: tuple(Path(p) for p in _env("KEH_SCENARIO_DIRS", "").split(os.pathsep) if p)
+    )
 
     @property
     def kafka_image(self) -> str:

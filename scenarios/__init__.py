@@ -1,26 +1,48 @@
 """The scenarios, one module each (``SCENARIO = Scenario(...)``), and the registry that finds
 them by id, in the book's order: A1 … A8, B1, B2a, … B10, C1 … C4, D1 ….
 
-Modules without a ``SCENARIO`` hold what several scenarios share (a fault schedule).
+Modules without a ``SCENARIO`` hold what several scenarios share (a fault schedule). Your
+own scenario modules, in the folders of ``KEH_SCENARIO_DIRS``, are listed beside these.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import pkgutil
 import re
+from pathlib import Path
+from types import ModuleType
 
 from harness.errors import HarnessError
 from harness.scenario import Scenario
+from harness.settings import Settings
 
 
 def all_scenarios() -> dict[str, Scenario]:
+    modules = [importlib.import_module(f"scenarios.{m.name}") for m in pkgutil.iter_modules(__path__)]
+    modules += [_load(path) for folder in Settings().scenario_dirs for path in sorted(folder.glob("*.py"))]
     found: dict[str, Scenario] = {}
-    for module in pkgutil.iter_modules(__path__):
-        scenario = getattr(importlib.import_module(f"scenarios.{module.name}"), "SCENARIO", None)
+    for module in modules:
+        scenario = getattr(module, "SCENARIO", None)
         if isinstance(scenario, Scenario):
+            if scenario.id in found:
+                raise HarnessError(f"two scenarios are named {scenario.id}, one in {module.__file__}: rename one")
             found[scenario.id] = scenario
     return dict(sorted(found.items(), key=lambda item: _book_order(item[0])))
+
+
+def _load(path: Path) -> ModuleType:
+    """One of your scenario modules, by its path."""
+    spec = importlib.util.spec_from_file_location(f"your_scenarios.{path.stem}", path)
+    if spec is None or spec.loader is None:
+        raise HarnessError(f"cannot load scenario module {path}")
+    module = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:  # a mistake in the user's file: one line, which file
+        raise HarnessError(f"scenario module {path} failed to load: {type(exc).__name__}: {exc}") from exc
+    return module
 
 
 def _book_order(scenario_id: str) -> tuple[str, int, str]:

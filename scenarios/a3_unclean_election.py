@@ -20,8 +20,9 @@ Guarantee (acks=all, idempotence, min.insync.replicas=2, unclean election off): 
 
 from harness.faults import Isr, Leader, Step, cut, kill
 from harness.scenario import Scenario, Variant
+from harness.verdict.checks import lost_were_acknowledged, outage_is_unavailability
 from harness.verdict.judge import FORBIDDEN, REQUIRED
-from harness.workloads.producer import ProducerWorkload
+from harness.workloads.producer import PRODUCER, ProducerWorkload
 
 SCENARIO = Scenario(
     id="A3",
@@ -41,11 +42,13 @@ SCENARIO = Scenario(
         {"acks": 1, "enable.idempotence": False},
         expect={"lost": REQUIRED},
         topic_config={"unclean.leader.election.enable": "true", "min.insync.replicas": "1"},
+        checks=(lost_were_acknowledged("the lost records are ones the leader had acknowledged: acks=1 lets it"),),
     ),
     guarantee=Variant(
         "guarantee",
         {"acks": "all", "enable.idempotence": True},
         expect={"lost": FORBIDDEN, "duplicate": FORBIDDEN, "phantom": FORBIDDEN},
         topic_config={"unclean.leader.election.enable": "false", "min.insync.replicas": "2"},
+        checks=(outage_is_unavailability(PRODUCER, "the same outage must surface as timeouts, never as loss"),),
     ),
 )

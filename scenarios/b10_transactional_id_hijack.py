@@ -23,11 +23,13 @@ Guarantee (only the app's user is granted it): the hijacker gets
 TRANSACTIONAL_ID_AUTHORIZATION_FAILED; the app is not fenced, nothing lost or duplicated.
 """
 
+from harness.checker.client import TXN_ID_UNAUTHORIZED
 from harness.cluster.security import SASL_PLAINTEXT, Grant
 from harness.faults import App, Step, launch
 from harness.scenario import Scenario, Variant
+from harness.verdict.checks import delivered, fenced, refused
 from harness.verdict.judge import FORBIDDEN, REQUIRED
-from harness.workloads.producer import HIJACKER, Hijacker, ProducerWorkload
+from harness.workloads.producer import HIJACKER, PRODUCER, Hijacker, ProducerWorkload
 
 WRITE = ("WRITE", "DESCRIBE")  # DESCRIBE finds the id's coordinator and the topic's leaders
 BOTH_WRITE_THE_TOPIC_AND_APP_OWNS_ITS_ID = (
@@ -55,6 +57,10 @@ SCENARIO = Scenario(
         expect={"app_fenced": REQUIRED, "txn_id_unauthorized": FORBIDDEN},
         client_security=SASL_PLAINTEXT,
         acls=(*BOTH_WRITE_THE_TOPIC_AND_APP_OWNS_ITS_ID, Grant("hijacker", "transactional_id", WRITE)),
+        checks=(
+            fenced(PRODUCER, "the hijacker's init_transactions took the id"),
+            delivered(HIJACKER, 0, "the hijacker got the id and finished"),
+        ),
     ),
     guarantee=Variant(
         "guarantee",
@@ -68,6 +74,10 @@ SCENARIO = Scenario(
         },
         client_security=SASL_PLAINTEXT,
         acls=BOTH_WRITE_THE_TOPIC_AND_APP_OWNS_ITS_ID,
+        checks=(
+            refused(HIJACKER, TXN_ID_UNAUTHORIZED, "only the app's user may use the id"),
+            delivered(PRODUCER, 1000, "the app keeps its id and delivers all 1000"),
+        ),
     ),
     sides_together=True,  # the fault is each side's own hijacker
 )

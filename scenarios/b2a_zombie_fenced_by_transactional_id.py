@@ -21,6 +21,7 @@ from dataclasses import replace
 
 from harness.faults import App, AppSent, Paused, Step, launch, pause
 from harness.scenario import Scenario, Variant
+from harness.verdict.checks import fenced
 from harness.verdict.judge import FORBIDDEN, REQUIRED
 from harness.workloads.pipeline import PipelineWorkload, transformer
 
@@ -59,6 +60,7 @@ SCENARIO = Scenario(
             "aborted_read": FORBIDDEN,
         },
         workload=replace(PIPELINE, mode="transactional"),
+        checks=(fenced(transformer(1), "the zombie learns it was fenced, and stops"),),
     ),
     sides_together=True,  # faults hit each side's own apps only
 )

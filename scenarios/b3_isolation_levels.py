@@ -14,6 +14,7 @@ no transaction torn.
 """
 
 from harness.scenario import Scenario, Variant
+from harness.verdict.checks import exactly, stat
 from harness.verdict.judge import FORBIDDEN, REQUIRED
 from harness.workloads.producer import ProducerWorkload
 
@@ -26,8 +27,17 @@ SCENARIO = Scenario(
     ),
     schedule=lambda topic: [],
     sides_together=True,  # no fault: the sides cannot disturb each other
-    control=Variant("control", {}, expect={"aborted_read": REQUIRED}, consumer_view="read_uncommitted"),
+    control=Variant(
+        "control",
+        {},
+        expect={"aborted_read": REQUIRED},
+        consumer_view="read_uncommitted",
+        checks=(exactly("aborted_read", 200, "every record of the 20 aborted transactions of 10, and only those"),),
+    ),
     guarantee=Variant(
-        "guarantee", {}, expect={"aborted_read": FORBIDDEN, "lost": FORBIDDEN, "torn_transaction": FORBIDDEN}
+        "guarantee",
+        {},
+        expect={"aborted_read": FORBIDDEN, "lost": FORBIDDEN, "torn_transaction": FORBIDDEN},
+        checks=(stat("transactions_aborted", 20, "the producer aborted every other one of its 40 transactions"),),
     ),
 )

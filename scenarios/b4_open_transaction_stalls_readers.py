@@ -16,10 +16,12 @@ Guarantee (the same producer without transactions): no stall.
 
 from harness.faults import App, Step, pause
 from harness.scenario import Scenario, Variant
+from harness.verdict.checks import stall_between
 from harness.verdict.judge import FORBIDDEN, REQUIRED
 from harness.workloads.producer import PRODUCER, ProducerWorkload
 
 TRANSACTION_TIMEOUT_MS = 10_000
+ABORT_SCAN_S = 10  # how often the coordinator looks for expired transactions (Kafka's default)
 
 SCENARIO = Scenario(
     id="B4",
@@ -33,6 +35,13 @@ SCENARIO = Scenario(
         "control",
         {"transactional.id": "b4-app", "transaction.timeout.ms": TRANSACTION_TIMEOUT_MS},
         expect={"read_committed_stall": REQUIRED, "duplicate": FORBIDDEN},
+        checks=(
+            stall_between(
+                0.8 * TRANSACTION_TIMEOUT_MS / 1000,
+                TRANSACTION_TIMEOUT_MS / 1000 + ABORT_SCAN_S + 5,
+                "the coordinator aborts the open transaction after its timeout, at its next scan",
+            ),
+        ),
     ),
     guarantee=Variant(
         "guarantee",

@@ -18,7 +18,7 @@ from dataclasses import replace
 from harness.scenario import Scenario, Variant
 from harness.verdict.judge import FORBIDDEN, REQUIRED
 from harness.workloads.spark import SparkWorkload
-from scenarios.spark_driver_faults import driver_kills
+from scenarios.spark_driver_faults import DRIVER_KILLED_MID_BATCH, driver_kills
 
 JOB = SparkWorkload(job="sqlite_sink", pause_after_write_ms=800)
 
@@ -29,11 +29,18 @@ SCENARIO = Scenario(
     workload=JOB,
     schedule=driver_kills,
     sides_together=True,  # each side is mostly JVM starts: run them at once
-    control=Variant("control", {}, expect={"sink_repeated": REQUIRED}, workload=replace(JOB, mode="plain")),
+    control=Variant(
+        "control",
+        {},
+        expect={"sink_repeated": REQUIRED},
+        workload=replace(JOB, mode="plain"),
+        checks=(DRIVER_KILLED_MID_BATCH,),
+    ),
     guarantee=Variant(
         "guarantee",
         {},
         expect={"sink_repeated": FORBIDDEN, "sink_missing": FORBIDDEN, "lost": FORBIDDEN},
         workload=replace(JOB, mode="idempotent"),
+        checks=(DRIVER_KILLED_MID_BATCH,),
     ),
 )

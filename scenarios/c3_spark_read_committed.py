@@ -17,7 +17,7 @@ from dataclasses import replace
 from harness.scenario import Scenario, Variant
 from harness.verdict.judge import FORBIDDEN, REQUIRED
 from harness.workloads.spark import SparkWorkload
-from scenarios.spark_driver_faults import driver_kills
+from scenarios.spark_driver_faults import DRIVER_KILLED_MID_BATCH, driver_kills
 
 JOB = SparkWorkload(
     job="sqlite_sink", mode="idempotent", pause_after_write_ms=800, input_txn_size=20, input_abort_every=3
@@ -31,12 +31,17 @@ SCENARIO = Scenario(
     schedule=driver_kills,
     sides_together=True,  # each side is mostly JVM starts: run them at once
     control=Variant(
-        "control", {}, expect={"sink_aborted": REQUIRED}, workload=replace(JOB, isolation_level="read_uncommitted")
+        "control",
+        {},
+        expect={"sink_aborted": REQUIRED},
+        workload=replace(JOB, isolation_level="read_uncommitted"),
+        checks=(DRIVER_KILLED_MID_BATCH,),
     ),
     guarantee=Variant(
         "guarantee",
         {},
         expect={"sink_aborted": FORBIDDEN, "sink_repeated": FORBIDDEN, "sink_missing": FORBIDDEN},
         workload=replace(JOB, isolation_level="read_committed"),
+        checks=(DRIVER_KILLED_MID_BATCH,),
     ),
 )

@@ -18,7 +18,7 @@ from dataclasses import replace
 from harness.scenario import Scenario, Variant
 from harness.verdict.judge import FORBIDDEN, REQUIRED
 from harness.workloads.spark import SparkWorkload
-from scenarios.spark_driver_faults import driver_kills
+from scenarios.spark_driver_faults import DRIVER_KILLED_MID_BATCH, driver_kills
 
 JOB = SparkWorkload(job="aggregate", pause_after_write_ms=800)
 
@@ -29,11 +29,18 @@ SCENARIO = Scenario(
     workload=JOB,
     schedule=driver_kills,
     sides_together=True,  # each side is mostly JVM starts: run them at once
-    control=Variant("control", {}, expect={"aggregate_mismatch": REQUIRED}, workload=replace(JOB, mode="increments")),
+    control=Variant(
+        "control",
+        {},
+        expect={"aggregate_mismatch": REQUIRED},
+        workload=replace(JOB, mode="increments"),
+        checks=(DRIVER_KILLED_MID_BATCH,),
+    ),
     guarantee=Variant(
         "guarantee",
         {},
         expect={"aggregate_mismatch": FORBIDDEN, "lost": FORBIDDEN},
         workload=replace(JOB, mode="totals"),
+        checks=(DRIVER_KILLED_MID_BATCH,),
     ),
 )

@@ -8,21 +8,28 @@ swallow every byte for 2 s at 12 s (while the first driver starts or runs its fi
 """
 
 from harness.faults import OWN_LINKS, App, Brokers, Step, blackhole, kill, latency
+from harness.verdict.checks import killed_by_the_schedule
 from harness.workloads.spark import SPARK_DRIVER, BatchInFlight
 
 KILLS = 2
+# Both sides of every C pair: without it the fault did not happen as written.
+DRIVER_KILLED_MID_BATCH = killed_by_the_schedule(
+    SPARK_DRIVER, KILLS, "each kill lands while a batch is written, and the last driver finishes the input"
+)
 # A driver start is a JVM start and a first batch that compiles everything: tens of
 # seconds on a busy machine. Past this a kill is skipped and the variant does not pass.
 _KILL_WAIT_S = 240.0
 
 
-def driver_kills(topic: str) -> list[Step]:
+def driver_kills(topic: str, after_commits: int = 0) -> list[Step]:
+    """The kills, each in a batch of the incarnation's own (after ``after_commits`` of its own
+    committed ones), and the link faults."""
     kills = [
         Step(
             at_s=0.0,
             fault=kill(App(SPARK_DRIVER)),
             duration_s=1.0,
-            when=BatchInFlight(topic, incarnation=n),
+            when=BatchInFlight(topic, incarnation=n, after_commits=after_commits),
             when_timeout_s=_KILL_WAIT_S,
         )
         for n in range(1, KILLS + 1)

@@ -26,9 +26,10 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from harness.configcheck import catalogue
-from harness.configcheck.catalogue import ConfigFile, Kind
-from harness.configcheck.rules import why_idempotence_is_off
+from harness.configcheck.catalogue import Component, ConfigFile, Kind
+from harness.errors import HarnessError
 from harness.scenario import Scenario, Variant
+from harness.workloads.clients import JAVA, LIBRDKAFKA
 from harness.workloads.producer import ProducerWorkload
 
 J, L = catalogue.J, catalogue.L
@@ -54,8 +55,12 @@ _NEVER_APPLIED_PREFIXES = ("controller.quorum.", "zookeeper.")
 # Client settings the harness's own connection decides: its cluster is PLAINTEXT on loopback.
 _CONNECTION = ("bootstrap.servers", "security.protocol", "sasl.", "ssl.")
 
-# Workload settings the scenario's fault is sized against: its value wins over the file's.
+# Workload settings the scenario's fault is sized against: its value wins over the file's
+# (librdkafka's name, and the Java client's for the same knob).
 FAULT_TIMING = ("socket.timeout.ms",)
+_JAVA_FAULT_TIMING = ("request.timeout.ms",)
+# The Java producer app's own: it sends bytes.
+_JAVA_APP_OWN = ("key.serializer", "value.serializer")
 
 
 @dataclass
@@ -64,7 +69,8 @@ class Applied:
 
     broker: dict[str, str] = field(default_factory=dict)
     broker_defaults: dict[str, str] = field(default_factory=dict)  # Kafka defaults over the harness's
-    producer: dict[str, str] = field(default_factory=dict)  # librdkafka names
+    producer: dict[str, str] = field(default_factory=dict)  # the client's own names
+    client: str = LIBRDKAFKA  # which client runs the producer (harness.workloads.clients)
     consumer_view: str = "read_committed"
     # kind -> what happened ("ignored: why", "translated") -> the names it happened to
     notes: dict[str, dict[str, list[str]]] = field(default_factory=dict)
@@ -79,6 +85,7 @@ class Applied:
             "broker": self.broker,
             "broker_kafka_defaults": self.broker_defaults,
             "producer": self.producer,
+            "client": self.client,
             "consumer_view": self.consumer_view,
             "notes": self.notes,
         }
@@ -98,7 +105,10 @@ def _raw(e: catalogue.Entry) -> str:
     return _text(e.value) if isinstance(e.value, bool) else e.raw.strip()
 
 
-def apply(files: dict[Kind, ConfigFile]) -> Applied:
+def apply(files: dict[Kind, ConfigFile], client: Component | None = None) -> Applied:
+    """The files as a run's settings. The producer runs on the Java client, verbatim, when
+    ``client`` says so or the file is one only Java reads; otherwise on librdkafka, its
+    names translated."""
     applied = Applied()
     broker, producer, consumer = (files.get(k) for k in (Kind.BROKER, Kind.PRODUCER, Kind.CONSUMER))
     if broker:
@@ -115,7 +125,15 @@ def apply(files: dict[Kind, ConfigFile]) -> Applied:
                 applied.broker_defaults[s.key] = _text(default)
     else:
         applied.note(Kind.BROKER, "no file: the harness cluster's settings (harness/config.py)")
-    if producer:
+    if producer and client == L and producer.only() == J:
+        names = [e.name for e in producer.entries if e.readers == (J,)]
+        raise HarnessError(
+            f"{producer.path}: {', '.join(names[:4])} are the Java client's names only, so the file cannot run on "
+            "librdkafka; give --client java (it then runs verbatim on the Java client) or leave --client out"
+        )
+    if producer and (client == J or (client is None and producer.readers == (J,))):
+        _apply_java_producer(producer, applied)
+    elif producer:
         _apply_producer(producer, applied)
     else:
         applied.note(Kind.PRODUCER, "no file: librdkafka's defaults")
@@ -127,6 +145,18 @@ def apply(files: dict[Kind, ConfigFile]) -> Applied:
     else:
         applied.note(Kind.CONSUMER, "no file: read_committed (librdkafka's default)")
     return applied
+
+
+def _apply_java_producer(p: ConfigFile, applied: Applied) -> None:
+    """The file as the Java producer app takes it: every setting verbatim but the connection
+    (the harness's own) and the serializers (the app's own: its records are bytes)."""
+    applied.client = JAVA
+    applied.note(Kind.PRODUCER, "runs on Kafka's Java client, verbatim")
+    for e in _last_entries(p):
+        if e.name.startswith(_CONNECTION) or e.name in _JAVA_APP_OWN:
+            applied.note(Kind.PRODUCER, "ignored: the harness's own (connection, serializers)", e.name)
+        else:
+            applied.producer[e.name] = _raw(e)
 
 
 def _apply_producer(p: ConfigFile, applied: Applied) -> None:
@@ -142,20 +172,6 @@ def _apply_producer(p: ConfigFile, applied: Applied) -> None:
             if name != e.name:
                 applied.note(Kind.PRODUCER, "translated to librdkafka", f"{e.name} -> {name}")
             applied.producer[name] = _raw(e)
-    if p.readers != (J,):
-        return
-    # A Java client's file: where Java's default differs from librdkafka's, Java's applies.
-    for s in catalogue.CATALOGUE[Kind.PRODUCER]:
-        name = s.names.get(L, ("",))[0]
-        java, rdkafka = s.default(J), s.default(L)
-        if not name or name in applied.producer or java is None or java == rdkafka:
-            continue
-        if s.key == "delivery.timeout.ms" and "transactional.id" in applied.producer:
-            continue  # librdkafka derives it from transaction.timeout.ms, which it may not exceed
-        if s.key == "enable.idempotence":
-            java = why_idempotence_is_off(p, J) is None
-        applied.producer[name] = _text(java)
-        applied.note(Kind.PRODUCER, "the Java client's default (not set in the file)", name)
 
 
 def guarantee_scenario(s: Scenario, applied: Applied) -> tuple[Scenario, str]:
@@ -166,15 +182,24 @@ def guarantee_scenario(s: Scenario, applied: Applied) -> tuple[Scenario, str]:
     if "transactional.id" in w.config and "transactional.id" not in applied.producer:
         producer, config = s.guarantee.config, w.config
         whose = "the scenario's (it writes transactions; your file has no transactional.id)"
+        checks = s.guarantee.checks
+    elif applied.client == JAVA:
+        producer, config = {}, {k: v for k, v in w.config.items() if k in FAULT_TIMING}
+        verbatim = {k: v for k, v in applied.producer.items() if k not in _JAVA_FAULT_TIMING}
+        w = replace(w, client=JAVA, java_config=verbatim)
+        whose = "yours, on the Java client"
+        checks = ()
     else:
         producer = {k: v for k, v in applied.producer.items() if k not in FAULT_TIMING}
         config = {k: v for k, v in w.config.items() if k in FAULT_TIMING}
         whose = "yours"
+        checks = ()  # they describe the scenario's own producer; your settings are judged by the findings
     g: Variant = replace(
         s.guarantee,
         config=producer,
         consumer_view=applied.consumer_view,
         workload=replace(w, config=config),
+        checks=checks,
         # The user's broker settings decide, not the scenario's topic overrides.
         topic_config={},
         broker_settings={},

@@ -329,6 +329,12 @@ class ConfigFile:
         found = [e for e in self.entries if e.setting and e.setting.key == key and reader in e.readers]
         return found[-1] if found else None
 
+    def only(self) -> Component | None:
+        """The one client whose names the file uses, whatever --client says (None: both read
+        every name it knows)."""
+        fits = _fits(self.entries)
+        return fits.pop() if len(fits) == 1 else None
+
     def value(self, key: str, reader: Component) -> Value | None:
         """What ``reader`` uses for ``key``: the file's value, else its default (None: neither)."""
         e = self.entry(key, reader)
@@ -339,17 +345,20 @@ def load(path: Path, kind: Kind, client: Component | None = None) -> ConfigFile:
     """Parse and type-check ``path`` as a ``kind`` file; ``client`` pins who reads it."""
     entries = tuple(_entry(p, kind, path) for p in properties.load(path).properties)
     if kind is Kind.BROKER:
-        readers: tuple[Component, ...] = (B,)
-    elif client:
-        readers = (client,)
-    else:
-        fits = set(CLIENTS)
-        for e in entries:
-            if e.readers:
-                fits &= set(e.readers)
-        # Names that no single client reads together: check against both.
-        readers = tuple(c for c in CLIENTS if c in fits) or CLIENTS
+        return ConfigFile(kind, path, entries, (B,))
+    # Names that no single client reads together: check against both.
+    fits = _fits(entries)
+    readers = (client,) if client else tuple(c for c in CLIENTS if c in fits) or CLIENTS
     return ConfigFile(kind, path, entries, readers)
+
+
+def _fits(entries: tuple[Entry, ...]) -> set[Component]:
+    """The clients that read every known name of ``entries``."""
+    fits = set(CLIENTS)
+    for e in entries:
+        if e.readers:
+            fits &= set(e.readers)
+    return fits
 
 
 def _entry(p: properties.Property, kind: Kind, path: Path) -> Entry:

@@ -23,7 +23,7 @@ from typing import Any
 
 from harness.cluster import features, images
 from harness.configcheck import apply
-from harness.configcheck.catalogue import ConfigFile, Kind
+from harness.configcheck.catalogue import Component, ConfigFile, Kind
 from harness.errors import HarnessError
 from harness.progress import say
 from harness.scenario import Scenario
@@ -151,13 +151,15 @@ def check_versions(versions: list[str], base: Settings) -> list[Settings]:
     return settings
 
 
-def run(files: dict[Kind, ConfigFile], chosen: list[Scenario], settings: list[Settings]) -> Dynamic:
+def run(
+    files: dict[Kind, ConfigFile], chosen: list[Scenario], settings: list[Settings], client: Component | None = None
+) -> Dynamic:
     from harness.cluster.kafka import KafkaCluster
     from harness.runner import run_pair
 
     if Kind.PRODUCER not in files:
         raise HarnessError("the dynamic run needs --producer FILE (the scenarios run your producer); or --static-only")
-    applied = apply.apply(files)
+    applied = apply.apply(files, client)
     broker = {**applied.broker_defaults, **applied.broker}
     rows: list[Row] = []
     versions: dict[str, dict[str, Any]] = {}

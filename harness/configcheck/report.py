@@ -152,7 +152,7 @@ def _dynamic_table(d: dynamic.Dynamic, width: int) -> list[str]:
         lines += wrap(
             "Kafka defaults (not set in the file): " + ", ".join(f"{k}={v}" for k, v in a.broker_defaults.items())
         )
-    lines += wrap("producer (librdkafka): " + (", ".join(f"{k}={v}" for k, v in a.producer.items()) or "defaults"))
+    lines += wrap(f"producer ({a.client}): " + (", ".join(f"{k}={v}" for k, v in a.producer.items()) or "defaults"))
     lines.append(f"  consumer view: {a.consumer_view}")
     for kind, notes in a.notes.items():
         for what, names in notes.items():

@@ -8,8 +8,12 @@ stalls, until the transaction commits, or the coordinator aborts it after
 
 ``LsoProbe`` polls each partition's high watermark and LSO twice a second during a run
 and reports every *stall*: a stretch during which the LSO stayed below the high watermark
-without moving. Stalls of ``REPORTED_STALL_S`` or longer are a client finding
-(``read_committed_stall``, harness.verdict.judge).
+without moving, from the first sample that showed it to the last sample that still did.
+A stretch without samples (a fault on the client links stops the probe's requests as
+well as the apps') is not evidence of a stall and does not lengthen one; nor does a
+single sample whose high watermark, read just after the LSO, had grown meanwhile. Stalls
+of ``REPORTED_STALL_S`` or longer are a client finding (``read_committed_stall``,
+harness.checker.client).
 """
 
 from __future__ import annotations
@@ -42,7 +46,8 @@ class LsoProbe:
         self.admin = admin
         self.partitions = [TopicPartition(topic, p) for p in range(partitions)]
         self.stalls: list[Stall] = []
-        self._open: dict[str, tuple[float, float, int]] = {}  # partition -> (wall, monotonic, lso)
+        # partition -> (wall and monotonic time first seen, lso, monotonic time last seen)
+        self._open: dict[str, tuple[float, float, int, float]] = {}
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="lso-probe", daemon=True)
 
@@ -69,17 +74,18 @@ class LsoProbe:
                 lso = self._offsets(IsolationLevel.READ_COMMITTED)
                 hwm = self._offsets(IsolationLevel.READ_UNCOMMITTED)
             except KafkaException:
-                continue  # a broker is down (a fault): no sample, the stall clock keeps running
+                continue  # a broker is down or unreachable (a fault): no sample, no evidence either way
+            now = time.monotonic()
             for name, stable in lso.items():
                 opened = self._open.get(name)
                 if stable < hwm[name] and (opened is None or opened[2] == stable):
-                    if opened is None:
-                        self._open[name] = (time.time(), time.monotonic(), stable)
+                    wall, first = (time.time(), now) if opened is None else (opened[0], opened[1])
+                    self._open[name] = (wall, first, stable, now)
                 elif opened is not None:
                     self._close(name)
 
     def _close(self, name: str) -> None:
-        wall, mono, lso = self._open.pop(name)
-        seconds = time.monotonic() - mono
+        wall, first, lso, last = self._open.pop(name)
+        seconds = last - first
         if seconds >= REPORTED_STALL_S:
             self.stalls.append(Stall(name, wall, seconds, lso))

@@ -21,7 +21,8 @@ A pair is:
     variant         "control" or "guarantee"
     passed          the variant met its expectation
     reasons         why not, one line per unmet expectation
-    expect          anomaly -> "required" | "forbidden" | "one of" | "allowed"
+    expect          finding -> "required" | "forbidden" | "one of" | "allowed"
+    checks          [{name, why, ok, seen}]: the side's other conditions (harness.verdict.checks)
     counts          finding -> count, for every finding of harness.checker.catalogue
     result          the checker's comparable output:
       anomalies       anomaly -> {count, examples: [{id, producer, session, txn, at, ...}]}
@@ -56,11 +57,15 @@ inconclusive) and both variants' documents under ``control`` and ``guarantee``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness.checker import catalogue
 from harness.checker.anomalies import CheckResult
+
+if TYPE_CHECKING:
+    from harness.verdict.checks import Check
 
 SCHEMA = "kafka-eos-harness/verdict/1"
 REQUIRED = "required"
@@ -69,7 +74,7 @@ ONE_OF = "one of"
 ALLOWED = "allowed"
 RULES = (REQUIRED, FORBIDDEN, ONE_OF, ALLOWED)
 # A side's document holds these, and its context besides (VariantVerdict.to_json).
-JUDGED_KEYS = ("schema", "scenario", "variant", "passed", "reasons", "expect", "counts", "result", "notes")
+JUDGED_KEYS = ("schema", "scenario", "variant", "passed", "reasons", "expect", "counts", "result", "notes", "checks")
 
 
 @dataclass
@@ -82,6 +87,7 @@ class VariantVerdict:
     expect: dict[str, str]
     client: dict[str, int]  # every client and sink finding of the catalogue -> count
     context: dict[str, Any] = field(default_factory=dict)  # config, faults, topic, run dir, workload
+    checks: list[dict[str, Any]] = field(default_factory=list)  # harness.verdict.checks, as run
 
     def count(self, anomaly: str) -> int:
         return self.client[anomaly] if anomaly in self.client else self.result.count(anomaly)
@@ -97,7 +103,15 @@ class VariantVerdict:
         context = {k: v for k, v in doc.items() if k not in JUDGED_KEYS}
         result = CheckResult.from_json(doc["result"], doc.get("notes", []))
         return cls(
-            doc["scenario"], doc["variant"], doc["passed"], doc["reasons"], result, doc["expect"], client, context
+            doc["scenario"],
+            doc["variant"],
+            doc["passed"],
+            doc["reasons"],
+            result,
+            doc["expect"],
+            client,
+            context,
+            doc.get("checks", []),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -114,13 +128,20 @@ class VariantVerdict:
             },
             "result": self.result.to_json(),
             "notes": self.result.notes,
+            "checks": self.checks,
             **self.context,
         }
 
 
 def judge(
-    scenario: str, variant: str, result: CheckResult, expect: dict[str, str], context: dict[str, Any]
+    scenario: str,
+    variant: str,
+    result: CheckResult,
+    expect: dict[str, str],
+    context: dict[str, Any],
+    checks: Sequence[Check] = (),
 ) -> VariantVerdict:
+    """The side against its expectations per finding and its ``checks`` (harness.verdict.checks)."""
     verdict = VariantVerdict(scenario, variant, False, [], result, expect, catalogue.context_counts(context), context)
     for anomaly, rule in expect.items():
         n = verdict.count(anomaly)
@@ -133,6 +154,8 @@ def judge(
     any_of = [a for a, rule in expect.items() if rule == ONE_OF]
     if any_of and not any(verdict.count(a) for a in any_of):
         verdict.reasons.append(f"expected one of {', '.join(any_of)}, found none")
+    verdict.checks = [check.run(verdict) for check in checks]
+    verdict.reasons += [f"check failed: {c['name']}: {c['seen']} ({c['why']})" for c in verdict.checks if not c["ok"]]
     verdict.passed = not verdict.reasons
     return verdict
 

@@ -6,7 +6,8 @@ side ran with.
 master (``local[2]`` by default), the route for histories beyond one machine. Both give
 the same verdict JSON. What the run recorded besides the history (the apps' reports, the
 faults, the sink's findings, the notes on ignored ledger lines) is taken from the side's
-saved ``verdict.json``: it describes the run, not the check.
+saved ``verdict.json``: it describes the run, not the check. The side's checks
+(harness.verdict.checks) are code: they come from the scenario as registered.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from harness.checker.anomalies import CheckOptions, CheckResult
 from harness.checker.check import check
 from harness.errors import HarnessError
 from harness.history import columns
+from harness.verdict.checks import Check
 from harness.verdict.judge import JUDGED_KEYS, PairVerdict, VariantVerdict, judge
 
 ENGINES = ("python", "spark")
@@ -70,7 +72,19 @@ def _side(side_dir: Path, saved: dict[str, Any], engine: str, master: str) -> Va
         result = _spark(ledgers, reads, view, eos_pairs, master)
     result.notes = list(saved.get("notes", []))
     context = {k: v for k, v in saved.items() if k not in JUDGED_KEYS}
-    return judge(saved["scenario"], saved["variant"], result, saved["expect"], context)
+    return judge(saved["scenario"], saved["variant"], result, saved["expect"], context, _checks(saved))
+
+
+def _checks(saved: dict[str, Any]) -> tuple[Check, ...]:
+    """The side's checks: code, so from the scenario as registered now (none if it is gone)."""
+    import scenarios  # the registry sits above the harness
+
+    try:
+        s = scenarios.get(saved["scenario"])
+    except HarnessError:
+        return ()
+    variant = s.control if saved["variant"] == s.control.name else s.guarantee
+    return variant.checks
 
 
 def _spark(

@@ -35,6 +35,11 @@ def pair_summary(pair: PairVerdict) -> str:
             lines.append(f"            ledger {problem}: {n} line(s) ignored")
         lines.extend(f"            {line}" for line in _workload_lines(v.context.get("workload", [])))
         lines.extend(f"            fault schedule error: {e}" for e in v.context.get("fault_errors", []))
+        for c in v.checks:
+            lines.append(
+                f"            check {'ok' if c['ok'] else 'FAILED'}: {c['name']}"
+                + ("" if c["ok"] else f": {c['seen']}")
+            )
         timeout = v.context.get("producer_config", {}).get("transaction.timeout.ms")
         against = f" (transaction.timeout.ms = {timeout / 1000:.1f}s)" if timeout else ""
         for st in v.context.get("read_committed_stalls", []):

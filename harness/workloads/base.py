@@ -60,6 +60,8 @@ class Plan:
     prefix_ledgers: list[Path] = field(default_factory=list)  # written before the faulted run (an input)
     transactional_ids: list[str] = field(default_factory=list)  # what a side's ACLs name
     sink: SinkCheck | None = None
+    client: str = "librdkafka"  # the apps' client (harness.workloads.clients), and its version
+    client_version: str = ""
 
 
 class Workload(Protocol):

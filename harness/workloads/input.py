@@ -1,5 +1,6 @@
 """A pipeline's input: an input topic filled cleanly, before its apps and faults start, by the
-producer app (idempotent, or transactional when asked); its ledgers are part of the history."""
+Python producer app (idempotent, or transactional when asked); its ledgers are part of the
+history. It is the harness's own writer, whatever client the pipeline's apps run on."""
 
 from __future__ import annotations
 
@@ -10,8 +11,8 @@ from typing import Any
 from harness.cluster.kafka import KafkaCluster
 from harness.errors import HarnessError
 from harness.progress import step
-from harness.workloads.process import AppProcess
-from harness.workloads.producer import PRODUCER_APP, ProducerWorkload, producer_spec
+from harness.workloads.process import AppProcess, python_app
+from harness.workloads.producer import PYTHON_APP, ProducerWorkload, producer_spec
 
 INPUT_PRODUCER = {"acks": "all", "enable.idempotence": True, "linger.ms": 5}
 INPUT_RATE_PER_S = 5000.0
@@ -22,7 +23,7 @@ def fill(cluster: KafkaCluster, run_dir: Path, topic: str, w: ProducerWorkload, 
     """Write ``w``'s records into ``topic`` at ``INPUT_RATE_PER_S``; returns the producer's ledgers."""
     w = replace(w, rate_per_s=INPUT_RATE_PER_S)
     spec_for = producer_spec(cluster.bootstrap_servers(), topic, w, config, 1, cluster.client_config())
-    app = AppProcess("input", run_dir, spec_for, PRODUCER_APP)
+    app = AppProcess("input", run_dir, spec_for, python_app(PYTHON_APP))
     with step(f"fill {topic} with {w.count} records"):
         app.start()
         if not app.wait(w.count / INPUT_RATE_PER_S + _SLACK_S) or app.current.proc.returncode != 0:

@@ -2,8 +2,10 @@
 idempotent producer, no faults), then transformer apps in one consumer group turn it into
 an output topic, or, with a SQLite sink, into one database row per input.
 
-The apps are ``harness.workloads.apps.transformer``; every output names its input as its
-``source`` in the ledger, so the checker counts outputs per input (``eos_pairs``).
+The apps are ``harness.workloads.apps.transformer`` on librdkafka, or
+``kafkaeos.TransformerApp`` on the Java client (``client``, harness.workloads.clients);
+every output names its input as its ``source`` in the ledger, so the checker counts
+outputs per input (``eos_pairs``).
 """
 
 from __future__ import annotations
@@ -14,14 +16,19 @@ from typing import Any
 
 from harness.checker.sinks import count_effects
 from harness.cluster.kafka import KafkaCluster
+from harness.configcheck.catalogue import Kind
+from harness.errors import HarnessError
 from harness.history.columns import History
+from harness.jvm import java_clients
+from harness.workloads import clients
 from harness.workloads.apps.transformer import TransformerSpec
 from harness.workloads.base import Plan, Side
 from harness.workloads.input import INPUT_PRODUCER, fill
-from harness.workloads.process import AppProcess, python_app
+from harness.workloads.process import AppProcess
 from harness.workloads.producer import ProducerWorkload
+from harness.workloads.resume import transformer_resume
 
-TRANSFORMER_APP = python_app("harness.workloads.apps.transformer")
+PYTHON_APP = "harness.workloads.apps.transformer"
 # The apps' budget: their inputs at a slow pace (restarts, rebalances), plus start-up.
 _INPUTS_PER_S, _SLACK_S = 50, 180
 
@@ -58,6 +65,8 @@ class PipelineWorkload:
     # in the run folder).
     sink: str = "kafka"
     sink_db: str = ""
+    client: str = clients.LIBRDKAFKA  # or clients.JAVA (no SQLite sink)
+    client_version: str = ""  # the Java client's; "": the cluster's Kafka version
 
     def plan(self, side: Side) -> Plan:
         cluster, run_dir = side.cluster, side.run_dir
@@ -69,6 +78,15 @@ class PipelineWorkload:
         inputs = ProducerWorkload(count=self.inputs, keys=self.partitions * 4)
         input_ledgers = fill(cluster, run_dir, source, inputs, INPUT_PRODUCER)
         producer_config = {**self.producer_config, **side.client_config}
+        client = clients.check(self.client)
+        if client == clients.JAVA and not to_kafka:
+            raise HarnessError("the Java transformer app has no SQLite sink: run this pipeline on librdkafka")
+        version = self.client_version or cluster.settings.kafka_version
+        command = clients.app_command(client, PYTHON_APP, java_clients.TRANSFORMER_APP, cluster.settings, version)
+        app_producer, app_consumer = producer_config, self.consumer_config
+        if client == clients.JAVA:
+            app_producer = clients.java_config(producer_config, Kind.PRODUCER)[0]
+            app_consumer = clients.java_config(self.consumer_config, Kind.CONSUMER)[0]
         ids = [self._transactional_id(side.name, i) for i in range(1, self.instances + self.standby + 1)]
         apps = []
         for i, transactional_id in enumerate(ids, start=1):
@@ -84,28 +102,30 @@ class PipelineWorkload:
                 batch_size=self.batch_size,
                 pause_before_commit_ms=self.pause_before_commit_ms,
                 abort_every=self.abort_every,
-                producer_config=producer_config,
-                consumer_config=self.consumer_config,
+                producer_config=app_producer,
+                consumer_config=app_consumer,
                 sink_db=str(sink_db or ""),
-                login=cluster.client_config(),
+                login=clients.login(client, cluster.client_config()),
             )
 
             def spec_for(ledger: Path, earlier: list[Path], spec: TransformerSpec = spec) -> dict[str, Any]:
-                return asdict(replace(spec, ledger=str(ledger), resume_from=[str(p) for p in earlier]))
+                return asdict(replace(spec, ledger=str(ledger), resume=transformer_resume(earlier, spec.session)))
 
-            apps.append(AppProcess(transformer(i), run_dir, spec_for, TRANSFORMER_APP))
+            apps.append(AppProcess(transformer(i), run_dir, spec_for, command))
         return Plan(
             apps,
             apps[: self.instances],
             topics=[source, output] if to_kafka else [source],
             main_topic=output if to_kafka else source,
             partitions=self.partitions,
-            config={"mode": self.mode, **producer_config} if to_kafka else {"mode": self.mode, "sink": str(sink_db)},
+            config={"mode": self.mode, **app_producer} if to_kafka else {"mode": self.mode, "sink": str(sink_db)},
             budget_s=self.inputs / _INPUTS_PER_S + _SLACK_S,
             eos_pairs=((source, output),) if to_kafka else (),
             prefix_ledgers=input_ledgers,
             transactional_ids=sorted(set(ids)) if self.mode == "transactional" and to_kafka else [],
             sink=None if to_kafka else DatabaseRows(sink_db),  # type: ignore[arg-type]
+            client=client,
+            client_version=version if client == clients.JAVA else "",
         )
 
     def _transactional_id(self, side: str, i: int) -> str:

@@ -3,7 +3,7 @@
 Each start is an *incarnation* with its own spec, ledger file and output file: a killed
 incarnation's torn ledger is never appended to, and the ledgers read back in incarnation
 order tell the whole story. Incarnations after the first get the earlier ledgers
-(``resume_from``) and resume the same work; how is the app's business.
+(their spec says where to resume: harness.workloads.resume) and carry on the same work.
 
 An app reports by printing one JSON object as its last line of output; ``reports()``
 collects them (a killed incarnation has none), with each incarnation's wall-clock

@@ -2,7 +2,8 @@
 idempotent or transactional as its configuration says, optionally with a foreign producer
 (``Hijacker``) that takes its transactional.id.
 
-The app itself is ``harness.workloads.apps.producer``; its ledger is the history.
+The app is ``harness.workloads.apps.producer`` on librdkafka, or ``kafkaeos.ProducerApp`` on
+the Java client (``client``, harness.workloads.clients); its ledger is the history.
 """
 
 from __future__ import annotations
@@ -11,13 +12,17 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from harness.configcheck.catalogue import Kind
+from harness.jvm import java_clients
+from harness.workloads import clients
 from harness.workloads.apps.producer import ProducerSpec
 from harness.workloads.base import Plan, Side
-from harness.workloads.process import AppProcess, SpecFor, python_app
+from harness.workloads.process import AppProcess, SpecFor
+from harness.workloads.resume import producer_resume
 
 PRODUCER = "producer-1"  # the scenario's producer app: fault target ``App(PRODUCER)``, ledger file stem
 HIJACKER = "hijacker"  # a ``ProducerWorkload.hijacker``: fault target ``App(HIJACKER)``, ledger file stem
-PRODUCER_APP = python_app("harness.workloads.apps.producer")
+PYTHON_APP = "harness.workloads.apps.producer"
 # Time an app may take beyond its records' share of the rate: start, flush, slow acks under faults.
 _SLACK_S = 180
 
@@ -45,6 +50,11 @@ class ProducerWorkload:
     duplicate_every: int = 0  # an application bug: produce() every n-th record twice
     user: str = ""  # the producer's SASL login on a secured cluster; "": the harness's own
     hijacker: Hijacker | None = None
+    client: str = clients.LIBRDKAFKA  # or clients.JAVA
+    client_version: str = ""  # the Java client's; "": the cluster's Kafka version
+    # Java client settings in its own names, over the translated ones: a user's Java file,
+    # verbatim (verify-config --client java).
+    java_config: dict[str, Any] = field(default_factory=dict)
 
     def plan(self, side: Side) -> Plan:
         cluster = side.cluster
@@ -53,23 +63,32 @@ class ProducerWorkload:
         config = {**self.config, **side.client_config}
         if "transactional.id" in config:  # unique per run: no stale epoch of an earlier run interferes
             config["transactional.id"] = f"{config['transactional.id']}-{topic}"
-        spec_for = producer_spec(cluster.bootstrap_servers(), topic, self, config, 1, cluster.client_config(self.user))
-        app = AppProcess(PRODUCER, side.run_dir, spec_for, PRODUCER_APP)
-        apps = [app]
+        client = clients.check(self.client)
+        version = self.client_version or cluster.settings.kafka_version
+        command = clients.app_command(client, PYTHON_APP, java_clients.PRODUCER_APP, cluster.settings, version)
+        app_config = config
+        if client == clients.JAVA:
+            app_config = {**clients.java_config(config, Kind.PRODUCER)[0], **self.java_config}
+
+        def app(name: str, w: ProducerWorkload, session: int, user: str) -> AppProcess:
+            login = clients.login(client, cluster.client_config(user))
+            spec_for = producer_spec(cluster.bootstrap_servers(), topic, w, app_config, session, login)
+            return AppProcess(name, side.run_dir, spec_for, command)
+
+        apps = [app(PRODUCER, self, 1, self.user)]
         if self.hijacker is not None:  # the same transactional.id, another session and login; launched by a step
-            hijack = replace(self, count=self.hijacker.count)
-            login = cluster.client_config(self.hijacker.user)
-            spec_for = producer_spec(cluster.bootstrap_servers(), topic, hijack, config, 2, login)
-            apps.append(AppProcess(HIJACKER, side.run_dir, spec_for, PRODUCER_APP))
+            apps.append(app(HIJACKER, replace(self, count=self.hijacker.count), 2, self.hijacker.user))
         return Plan(
             apps,
-            [app],
+            apps[:1],
             topics=[topic],
             main_topic=topic,
             partitions=self.partitions,
-            config=config,
+            config=app_config,
             budget_s=self.count / self.rate_per_s + _SLACK_S,
             transactional_ids=[config["transactional.id"]] if "transactional.id" in config else [],
+            client=client,
+            client_version=version if client == clients.JAVA else "",
         )
 
 
@@ -93,7 +112,7 @@ def producer_spec(
                 txn_size=w.txn_size,
                 abort_every=w.abort_every,
                 duplicate_every=w.duplicate_every,
-                resume_from=[str(p) for p in earlier],
+                resume=producer_resume(earlier, session, "transactional.id" in config),
                 login=login,
             )
         )

@@ -124,10 +124,12 @@ class BatchInFlight:
     """Incarnation ``incarnation`` of the driver (``topic``: its input) is between writing a
     micro-batch of its own and committing it: the batch is in the SQLite sink's ``batches``
     (a foreachBatch job), or the output topic has grown since the batch was first seen in
-    flight (the Kafka sink writes a batch as its tasks run)."""
+    flight (the Kafka sink writes a batch as its tasks run). With ``after_commits``, only
+    once the incarnation has committed that many batches of its own before it."""
 
     topic: str
     incarnation: int = 1
+    after_commits: int = 0
     # Output topic size when each batch was first seen in flight: (checkpoint, batch) -> records.
     _seen: dict[tuple[str, int], int] = field(default_factory=dict, compare=False)
 
@@ -144,8 +146,12 @@ class BatchInFlight:
         if not batches or (checkpoint / "commits" / str(max(batches))).exists():
             return False
         n = max(batches)
-        if (checkpoint / "offsets" / str(n)).stat().st_mtime < spec_path.stat().st_mtime:
+        started = spec_path.stat().st_mtime
+        if (checkpoint / "offsets" / str(n)).stat().st_mtime < started:
             return False  # planned by an earlier incarnation: a re-run
+        own_commits = [p for p in (checkpoint / "commits").glob("[0-9]*") if p.stat().st_mtime >= started]
+        if len(own_commits) < self.after_commits:
+            return False
         args = spec["args"]
         if "--db" in args:
             return n in spark_tables.batch_ids(Path(args[args.index("--db") + 1]))
@@ -154,7 +160,8 @@ class BatchInFlight:
         return self._seen.setdefault((str(checkpoint), n), written) < written
 
     def __str__(self) -> str:
-        return f"driver {self.incarnation} reading {self.topic} has a micro-batch written but not committed"
+        after = f" after {self.after_commits} of its own" if self.after_commits else ""
+        return f"driver {self.incarnation} reading {self.topic} has a micro-batch written but not committed{after}"
 
 
 @dataclass(frozen=True)

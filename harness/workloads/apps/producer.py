@@ -4,7 +4,8 @@ Run as ``python -m harness.workloads.apps.producer SPEC.json`` so that killing i
 The spec (``ProducerSpec``) carries the librdkafka configuration under test verbatim. With
 a ``transactional.id`` in that configuration it sends in transactions of ``txn_size``
 records and aborts every ``abort_every``-th one on purpose. A restarted app (an
-incarnation after the first) resumes from the earlier ledgers: see ``_plan``.
+incarnation after the first) resumes as the harness planned it (``resume``; see
+``harness.workloads.resume``).
 
 Its last line of output is a JSON report: outcome counts, error names, the longest
 time without an acknowledgement (how long the cluster was unavailable to it), or a
@@ -26,11 +27,10 @@ from typing import Any
 import numpy as np
 from confluent_kafka import KafkaError, KafkaException, Message, Producer
 
-from harness.history import columns
+from harness.history import columns, readback
 from harness.history.ledger import LedgerWriter
 from harness.history.records import encode_value, make_id
 from harness.workloads.apps.transactions import aborts_on_purpose, end_transaction, fenced, report_progress_with
-from harness.workloads.resume import SessionSoFar
 
 FENCED_EXIT = 3  # the app stopped because it was fenced (or hit another fatal error)
 INIT_TRANSACTIONS_TIMEOUT_S = 30
@@ -51,8 +51,8 @@ class ProducerSpec:
     abort_every: int = 0  # with a transactional.id: abort every n-th transaction (0: never)
     duplicate_every: int = 0  # an application bug: produce() every n-th record twice (0: never)
     flush_timeout_s: float = 120.0
-    # Ledgers of earlier incarnations of this app: resend what they did not finish.
-    resume_from: list[str] = field(default_factory=list)
+    # A restarted app's plan (harness.workloads.resume.producer_resume); None on a first start.
+    resume: dict[str, Any] | None = None
     # Its login on a secured cluster (KafkaCluster.client_config), for every client it makes.
     login: dict[str, str] = field(default_factory=dict)
 
@@ -128,43 +128,20 @@ class _Sender:
         }
 
 
-@dataclass
-class _Plan:
-    """What this incarnation sends: records to send again, then new ones."""
-
-    resend: list[int]
-    next_seq: int
-    next_txn: int
-
-    def seqs(self, count: int) -> list[int]:
-        return self.resend + list(range(self.next_seq, count))
-
-
-def _plan(spec: ProducerSpec, transactional: bool) -> _Plan:
-    """Resume after earlier incarnations, as an application does with what it knows.
-
-    Not transactional: resend every record that was not acknowledged; the ones written but
-    not yet acknowledged when the process died are written again (that is the point).
-    Transactional: resend every record outside a committed transaction. A commit that was
-    requested but never answered may still have happened, so for those the log decides:
-    run after ``init_transactions``, which finishes the old transaction first.
-    """
-    so_far = SessionSoFar.read(spec.resume_from, spec.session)
-    if not transactional:
-        done = so_far.acknowledged.copy()
-    else:
-        done = np.isin(so_far.txn, so_far.committed_txns)
-        in_doubt = np.isin(so_far.txn, so_far.unanswered_txns) & so_far.invoked & ~done
-        if in_doubt.any():
-            seqs = np.flatnonzero(in_doubt)
-            done[seqs] = np.isin(make_id(spec.session, seqs), _committed_ids(spec))
-    return _Plan(np.flatnonzero(so_far.invoked & ~done).tolist(), so_far.next_seq, so_far.next_txn)
+def _resend(spec: ProducerSpec) -> list[int]:
+    """The records to send again first (``resume``, planned by the harness:
+    harness.workloads.resume): those in doubt only if the log does not hold them committed.
+    Asked after ``init_transactions``, which finishes the old transaction first."""
+    resume = spec.resume or {}
+    resend, in_doubt = resume.get("resend", []), resume.get("in_doubt", [])
+    if not in_doubt:
+        return list(resend)
+    committed = np.isin(make_id(spec.session, np.array(in_doubt, np.int64)), _committed_ids(spec))
+    found = set(np.array(in_doubt)[committed].tolist())
+    return [seq for seq in resend if seq not in found]
 
 
 def _committed_ids(spec: ProducerSpec) -> np.ndarray:
-    # Imported here: the read-back decodes values with this module's decode_id.
-    from harness.history import readback
-
     with tempfile.TemporaryDirectory(prefix="resume-") as tmp:
         reads = readback.read_back(spec.bootstrap_servers, [spec.topic], Path(tmp), login=spec.login)
         return columns.load([], reads).views["read_committed"].id
@@ -186,9 +163,10 @@ def run(spec: ProducerSpec) -> dict[str, Any]:
         config = err.code() in (KafkaError._INVALID_ARG, KafkaError.INVALID_TRANSACTION_TIMEOUT)
         return {"setup_error": {"error": err.name(), "message": err.str(), "config": config, "stage": stage}}
     ledger.session(spec.session, transactional_id)
-    plan = _plan(spec, bool(transactional_id))
-    report_progress_with(lambda: sender.report(resent=len(plan.resend)))
-    seqs = plan.seqs(spec.count)
+    resend = _resend(spec)
+    report_progress_with(lambda: sender.report(resent=len(resend)))
+    resume = spec.resume or {}
+    seqs = resend + list(range(resume.get("next_seq", 0), spec.count))
     if not transactional_id:
         for seq in seqs:
             sender.send(seq, None)
@@ -196,16 +174,16 @@ def run(spec: ProducerSpec) -> dict[str, Any]:
         sender.counts["unfinished"] = sender.producer.flush(spec.flush_timeout_s)
     else:
         try:
-            _run_transactions(spec, sender, seqs, plan.next_txn)
+            _run_transactions(spec, sender, seqs, resume.get("next_txn", 0))
         except KafkaException as exc:
             err = exc.args[0]
             if not fenced(err):
                 raise
             ledger.fenced(spec.session, err.name())
             ledger.close()
-            return sender.report(resent=len(plan.resend), fenced={"error": err.name(), "message": err.str()})
+            return sender.report(resent=len(resend), fenced={"error": err.name(), "message": err.str()})
     ledger.close()
-    return sender.report(resent=len(plan.resend))
+    return sender.report(resent=len(resend))
 
 
 def _run_transactions(spec: ProducerSpec, sender: _Sender, seqs: list[int], first_txn: int) -> None:

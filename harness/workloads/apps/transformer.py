@@ -51,7 +51,6 @@ from harness.workloads.apps.transactions import (
     fenced,
     report_progress_with,
 )
-from harness.workloads.resume import SessionSoFar
 
 
 @dataclass
@@ -72,7 +71,7 @@ class TransformerSpec:
     join_grace_s: float = 20.0
     producer_config: dict[str, Any] = field(default_factory=dict)
     consumer_config: dict[str, Any] = field(default_factory=dict)
-    resume_from: list[str] = field(default_factory=list)  # ledgers of earlier incarnations
+    resume: dict[str, Any] | None = None  # a restart's plan (harness.workloads.resume.transformer_resume)
     sink_db: str = ""  # a SQLite file: the effects go there, not to the output topic
     login: dict[str, str] = field(default_factory=dict)  # on a secured cluster, for both clients
 
@@ -103,9 +102,9 @@ class _App:
         self.transactional_id = producer_config.get("transactional.id", "")
         self.producer = Producer(producer_config)
         self.sink = Sink(Path(spec.sink_db), f"session-{spec.session}") if spec.sink_db else None
-        so_far = SessionSoFar.read(spec.resume_from, spec.session)  # a restart carries on its ids
         report_progress_with(self._report)
-        self.seq, self.txn = so_far.next_seq, so_far.next_txn
+        resume = spec.resume or {}  # a restart carries on its ids and transaction numbers
+        self.seq, self.txn = resume.get("next_seq", 0), resume.get("next_txn", 0)
 
     def _delivered(self, record_id: int, err: KafkaError | None, msg: Message) -> None:
         if err is None:

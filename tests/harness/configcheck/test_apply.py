@@ -35,21 +35,6 @@ def test_the_files_become_the_guarantee_s_settings() -> None:
     assert apply({Kind.CONSUMER: java}).consumer_view == "read_uncommitted"  # Java's default
 
 
-def test_a_java_file_runs_with_java_s_defaults(tmp_path: Path) -> None:
-    producer = tmp_path / "producer.properties"
-    producer.write_text("acks=all\nkey.serializer=org.apache.kafka.common.serialization.StringSerializer\n")
-    applied = apply({Kind.PRODUCER: catalogue.load(producer, Kind.PRODUCER)})
-    assert applied.producer == {
-        "request.required.acks": "all",
-        "enable.idempotence": "true",
-        "max.in.flight.requests.per.connection": "5",
-        "message.timeout.ms": "120000",
-    }
-    assert applied.notes["producer"]["ignored: Java-only, no librdkafka equivalent"] == ["key.serializer"]
-    producer.write_text("acks=1\nmax.block.ms=5\n")  # Java drops its idempotence default for acks=1
-    assert apply({Kind.PRODUCER: catalogue.load(producer, Kind.PRODUCER)}).producer["enable.idempotence"] == "false"
-
-
 def test_the_guarantee_runs_the_files_but_keeps_the_fault_timing() -> None:
     files = {kind: catalogue.load(EXAMPLES / "lossy" / file, kind) for kind, file in FILES.items()}
     a1, b3 = choose(["a1", "B3"])
@@ -67,3 +52,36 @@ def test_the_guarantee_runs_the_files_but_keeps_the_fault_timing() -> None:
 def test_scenarios_your_files_cannot_run_are_refused(sid: str, why: str) -> None:
     with pytest.raises(HarnessError, match=why):
         choose([sid])
+
+
+def test_a_java_file_runs_verbatim_on_the_java_client(tmp_path: Path) -> None:
+    producer = tmp_path / "producer.properties"
+    producer.write_text(
+        "acks=all\nenable.idempotence=true\nmax.block.ms=30000\nrequest.timeout.ms=40000\n"
+        "key.serializer=org.apache.kafka.common.serialization.StringSerializer\nbootstrap.servers=kafka:9092\n"
+    )
+    applied = apply({Kind.PRODUCER: catalogue.load(producer, Kind.PRODUCER)}, catalogue.J)
+    assert applied.client == "java"
+    assert applied.producer == {
+        "acks": "all",
+        "enable.idempotence": "true",
+        "max.block.ms": "30000",
+        "request.timeout.ms": "40000",
+    }
+    (a1,) = choose(["A1"])
+    scenario, whose = guarantee_scenario(a1, applied)
+    w = scenario.guarantee.workload
+    assert whose == "yours, on the Java client" and w is not None and w.client == "java"
+    # Verbatim, but the scenario's request timeout (what its fault is sized against) wins.
+    assert w.java_config == {"acks": "all", "enable.idempotence": "true", "max.block.ms": "30000"}
+    assert w.config == {"socket.timeout.ms": 2500} and scenario.guarantee.config == {}
+
+
+def test_a_java_only_file_is_not_run_on_librdkafka(tmp_path: Path) -> None:
+    producer = tmp_path / "producer.properties"
+    producer.write_text("acks=all\nmax.block.ms=5\n")
+    pinned = catalogue.load(producer, Kind.PRODUCER, catalogue.L)  # statically: warnings only
+    with pytest.raises(HarnessError, match=r"max.block.ms are the Java client's names only.*--client java"):
+        apply({Kind.PRODUCER: pinned}, catalogue.L)
+    # Without --client it is the Java client's file, run verbatim.
+    assert apply({Kind.PRODUCER: catalogue.load(producer, Kind.PRODUCER)}).client == "java"

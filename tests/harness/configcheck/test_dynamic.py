@@ -89,3 +89,19 @@ def test_lossy_files_violate(tmp_path: Path) -> None:
     assert rows["A1"]["outcome"] == "violated" and rows["A1"]["counts"]["guarantee"]["duplicate"] > 0, rows["A1"]
     assert rows["A3"]["outcome"] == "violated" and rows["A3"]["counts"]["guarantee"]["lost"] > 0, rows["A3"]
     assert all(r["example"] for r in rows.values())
+
+
+def test_a_java_file_runs_on_the_java_client(tmp_path: Path) -> None:
+    producer = tmp_path / "producer.properties"
+    producer.write_text("acks=all\nenable.idempotence=true\nmax.block.ms=30000\nlinger.ms=5\n")
+    runs = tmp_path / "runs"
+    proc, left = verify_config(
+        "--producer", str(producer), "--client", "java", "--scenarios", "A1", "--json", runs=runs
+    )
+    (row,) = dynamic(proc)["rows"]
+    assert row["outcome"] == "held" and row["producer"] == "yours, on the Java client", row
+    guarantee = Path(row["run_dir"])
+    assert json.loads((guarantee / "verdict.json").read_text())["client"] == "java"
+    spec = json.loads((guarantee / "producer-1.1.spec.json").read_text())
+    assert spec["config"]["max.block.ms"] == "30000" and spec["config"]["request.timeout.ms"] == 2500
+    assert left == []

@@ -1,0 +1,175 @@
+"""Conditions a side must meet besides its finding counts, each with the reason it matters:
+a bound on a count or a stat, how an app's incarnations ended, what an app reported, how
+long readers stalled.
+
+A scenario declares them on a variant (``Variant.checks``) next to its expectations;
+``judge`` evaluates them, the verdict JSON lists each (``checks``: name, why, ok, seen),
+and one that fails fails the side exactly as a finding against its expectation does. So
+``kafka-harness run`` and the tests judge a pair alike: a scenario carries its whole
+expectation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from harness.verdict.judge import VariantVerdict
+
+# How each client names "a newer producer took the transactional.id": librdkafka folds
+# them into _FENCED; Kafka's Java client reports the broker's error.
+FENCING_ERRORS = ("_FENCED", "PRODUCER_FENCED", "INVALID_PRODUCER_EPOCH")
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str  # what is checked, as the summary shows it
+    why: str  # why the scenario needs it
+    seen: Callable[[VariantVerdict], str | None]  # None when it holds, else what was seen instead
+
+    def run(self, side: VariantVerdict) -> dict[str, Any]:
+        try:
+            seen = self.seen(side)
+        except (KeyError, IndexError, StopIteration, TypeError) as exc:  # what it needs is not there
+            seen = f"cannot tell: {type(exc).__name__} {exc}"
+        return {"name": self.name, "why": self.why, "ok": seen is None, "seen": seen}
+
+
+def at_most(finding: str, n: int, why: str) -> Check:
+    def seen(side: VariantVerdict) -> str | None:
+        return None if side.count(finding) <= n else f"{side.count(finding)} {finding}"
+
+    return Check(f"{finding} <= {n}", why, seen)
+
+
+def at_least(finding: str, n: int, why: str) -> Check:
+    def seen(side: VariantVerdict) -> str | None:
+        return None if side.count(finding) >= n else f"{side.count(finding)} {finding}"
+
+    return Check(f"{finding} >= {n}", why, seen)
+
+
+def exactly(finding: str, n: int, why: str) -> Check:
+    def seen(side: VariantVerdict) -> str | None:
+        return None if side.count(finding) == n else f"{side.count(finding)} {finding}"
+
+    return Check(f"{finding} == {n}", why, seen)
+
+
+def stat(name: str, n: int, why: str) -> Check:
+    def seen(side: VariantVerdict) -> str | None:
+        return None if side.result.stats[name] == n else f"{name} {side.result.stats[name]}"
+
+    return Check(f"{name} == {n}", why, seen)
+
+
+def _reports(side: VariantVerdict, app: str) -> list[dict[str, Any]]:
+    return [r for r in side.context.get("workload", []) if r["app"] == app]
+
+
+def _report(side: VariantVerdict, app: str) -> dict[str, Any]:
+    found = _reports(side, app)
+    if not found:
+        raise KeyError(f"no report of {app}")
+    return found[-1]
+
+
+def ended(app: str, exits: tuple[int, ...], why: str) -> Check:
+    """The app's incarnations exited with ``exits``, in order (-9: SIGKILLed)."""
+
+    def seen(side: VariantVerdict) -> str | None:
+        got = tuple(r["exit"] for r in _reports(side, app))
+        return None if got == exits else f"exits {list(got)}"
+
+    return Check(f"{app} exits {list(exits)}", why, seen)
+
+
+def killed_by_the_schedule(app: str, kills: int, why: str) -> Check:
+    """At least ``kills`` incarnations of the app ended by SIGKILL, one per kill fault, and
+    the last one finished by itself."""
+
+    def seen(side: VariantVerdict) -> str | None:
+        injected = sum(1 for f in side.context.get("faults", []) if f["fault"] == "kill")
+        exits = [r["exit"] for r in _reports(side, app)]
+        ok = injected >= kills and exits == [-9] * injected + [0]
+        return None if ok else f"{injected} kills, exits {exits}"
+
+    return Check(f"{app} killed {kills}+ times, then finished", why, seen)
+
+
+def resent(app: str, incarnation: int, why: str) -> Check:
+    def seen(side: VariantVerdict) -> str | None:
+        (r,) = [r for r in _reports(side, app) if r["incarnation"] == incarnation]
+        return None if r.get("resent", 0) > 0 else "resent nothing"
+
+    return Check(f"{app}#{incarnation} resent records", why, seen)
+
+
+def fenced(app: str, why: str) -> Check:
+    """The app stopped because it was fenced (exit 3), with a fencing error."""
+
+    def seen(side: VariantVerdict) -> str | None:
+        r = _report(side, app)
+        error = r.get("fenced", {}).get("error")
+        return None if r["exit"] == 3 and error in FENCING_ERRORS else f"exit {r['exit']}, fenced {error}"
+
+    return Check(f"{app} fenced", why, seen)
+
+
+def refused(app: str, error: str, why: str) -> Check:
+    def seen(side: VariantVerdict) -> str | None:
+        got = _report(side, app).get("setup_error", {}).get("error")
+        return None if got == error else f"setup error {got}"
+
+    return Check(f"{app} refused: {error}", why, seen)
+
+
+def delivered(app: str, records: int, why: str) -> Check:
+    """The app finished by itself, unfenced, with ``records`` acknowledged (``0``: any)."""
+
+    def seen(side: VariantVerdict) -> str | None:
+        r = _report(side, app)
+        ok = r.get("outcomes", {}).get("ok", 0)
+        good = r["exit"] == 0 and "fenced" not in r and "setup_error" not in r and (not records or ok == records)
+        return None if good else f"exit {r['exit']}, {ok} acknowledged, fenced {'fenced' in r}"
+
+    return Check(f"{app} delivered {records or 'all'}", why, seen)
+
+
+def stall_between(low_s: float, high_s: float, why: str) -> Check:
+    """One read_committed stall, of ``low_s`` to ``high_s`` seconds."""
+
+    def seen(side: VariantVerdict) -> str | None:
+        stalls = [s["seconds"] for s in side.context.get("read_committed_stalls", [])]
+        return None if len(stalls) == 1 and low_s <= stalls[0] <= high_s else f"stalls {stalls}"
+
+    return Check(f"one read_committed stall of {low_s:g}-{high_s:g} s", why, seen)
+
+
+def outage_is_unavailability(app: str, why: str) -> Check:
+    """The app lived through an outage as unavailability: sends that timed out (``info``,
+    never counted lost) or a long wait for acknowledgements, and every indeterminate send
+    is one it was told timed out or never finished."""
+
+    def seen(side: VariantVerdict) -> str | None:
+        r = _report(side, app)
+        outcomes = r.get("outcomes", {})
+        unsure = outcomes.get("info", 0) + outcomes.get("unfinished", 0)
+        felt = unsure > 0 or r.get("longest_ack_gap_s", 0) > 10
+        same = side.result.stats["indeterminate"] == unsure
+        if felt and same:
+            return None
+        indeterminate, gap = side.result.stats["indeterminate"], r.get("longest_ack_gap_s")
+        return f"{unsure} timed out or unfinished, {indeterminate} indeterminate, longest gap {gap} s"
+
+    return Check(f"{app}'s outage shows as unavailability", why, seen)
+
+
+def lost_were_acknowledged(why: str) -> Check:
+    def seen(side: VariantVerdict) -> str | None:
+        examples = side.result.anomalies["lost"].examples
+        return None if examples and all(e.get("acked_at") for e in examples) else f"examples {examples[:2]}"
+
+    return Check("lost records were acknowledged", why, seen)
