@@ -22,11 +22,13 @@ lint: $(VENV)/python
 	$(VENV)/ruff format --check harness scenarios tests bench spark_jobs
 
 # Every pair TIMES times in a row on one cluster, then a table of how often each control
-# showed its anomaly and each guarantee was clean. E.g. `make stability SCENARIOS="A3" TIMES=3`.
-SCENARIOS ?= A1 A2 A3 A4 A5 A6 A7 A8
-TIMES ?= 10
+# showed its anomaly and each guarantee was clean. Every scenario by default; narrow it with
+# e.g. `make stability SCENARIOS="A3 B2b" TIMES=3`, or CLIENT=java for the Java apps.
+SCENARIOS ?= $(shell $(VENV)/kafka-harness list --ids)
+TIMES ?= 5
+CLIENT ?=
 stability: $(VENV)/python  ## repeat scenario pairs and report how stable they are
-	$(VENV)/kafka-harness run $(SCENARIOS) --repeat $(TIMES)
+	$(VENV)/kafka-harness run $(SCENARIOS) --repeat $(TIMES) $(if $(CLIENT),--client $(CLIENT))
 
 bench-cluster: $(VENV)/python  ## cold and warm time-to-ready, peak memory
 	$(VENV)/python bench/bench_cluster.py

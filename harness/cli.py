@@ -40,7 +40,10 @@ def _settings(args: argparse.Namespace) -> Settings:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    for sid, s in scenarios.all_scenarios().items():
+    found = scenarios.all_scenarios()
+    if args.ids:
+        print(" ".join(found))
+    for sid, s in found.items() if not args.ids else ():
         print(f"{sid:<4} {s.title}")
     return 0
 
@@ -184,6 +187,7 @@ def parser() -> argparse.ArgumentParser:
         sp.add_argument("--toxiproxy-version", help="Toxiproxy version")
 
     sp = sub.add_parser("list", help="list scenarios with their one-line stories")
+    sp.add_argument("--ids", action="store_true", help="only the ids, on one line (for scripts)")
     sp.set_defaults(func=cmd_list)
 
     sp = sub.add_parser("findings", help="list every finding the harness reports, with its source and meaning")
