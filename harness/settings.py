@@ -11,10 +11,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 # Kafka versions whose Maven Central artifacts resolved completely when this list was last
-# checked (4.4.0's kafka-tools-api was missing there, so 4.3.1 is the newest usable 4.x).
-# Other versions are accepted if Maven can resolve them; these are the ones we test.
-KNOWN_KAFKA_VERSIONS = ("3.9.2", "4.3.1")
-DEFAULT_KAFKA_VERSION = "4.3.1"
+# checked (2026-11-23; 4.4.0 since that day), each with every A and B pair run on it: the
+# newest is the default, 3.9.2 is the last transaction-protocol-v1 line. Other versions
+# are accepted if Maven can resolve them; these are the ones we test.
+KNOWN_KAFKA_VERSIONS = ("3.9.2", "4.3.1", "4.4.0")
+DEFAULT_KAFKA_VERSION = "4.4.0"
 DEFAULT_TOXIPROXY_VERSION = "2.12.0"
 
 # Broker settings every cluster starts with; a cluster (or a scenario) overrides any of

@@ -12,7 +12,7 @@ no pass/fail claim.
 
 Fault: every 4 s, 1.5 s of 2.5 s (±1 s) latency on the client link of the transaction
 coordinator, towards it, while the producer's request timeout is 2 s.
-Control: Kafka 3.9.2 (protocol v1). Guarantee side: Kafka 4.3.1, the harness default.
+Control: Kafka 3.9.2 (protocol v1). Guarantee side: Kafka 4.4.0, the harness default (v2).
 """
 
 from harness.faults import Step, TxnCoordinator, latency

@@ -45,20 +45,20 @@ fi
 
 # --- 2. Java, the Spark Kafka connector and the Java workload apps --------------------
 # pyspark runs Spark in a local JVM, which needs Java 17+. Its Kafka connector is not part
-# of the pyspark package: it is fetched once with Maven into the cache (harness/spark.py).
+# of the pyspark package: it is fetched once with Maven into the cache (harness/jvm/spark.py).
 need_cmd java openjdk-17-jre-headless
 java_major=$(java -version 2>&1 | sed -n 's/.*version "\([0-9]*\).*/\1/p' | head -n 1)
 [ "${java_major:-0}" -ge 17 ] || die "java is version ${java_major:-unknown} but Spark needs 17+; \
 install openjdk-17-jre-headless and make it the default (update-alternatives --config java)"
 say "java: version $java_major"
-spark_jars_ready() { .venv/bin/python -c 'import sys; from harness.settings import Settings; from harness import spark; sys.exit(not spark.connector_jars_cached(Settings()))' 2>/dev/null; }
+spark_jars_ready() { .venv/bin/python -c 'import sys; from harness.settings import Settings; from harness.jvm import spark; sys.exit(not spark.connector_jars_cached(Settings()))' 2>/dev/null; }
 if spark_jars_ready; then
   say "spark: Kafka connector jars cached"
 else
   need_cmd mvn maven
   .venv/bin/python -c '
 import sys
-from harness import spark
+from harness.jvm import spark
 from harness.settings import Settings
 from harness.errors import HarnessError
 try:
@@ -121,7 +121,7 @@ fi
 KAFKA_VERSIONS=$(.venv/bin/python -c 'from harness.settings import KNOWN_KAFKA_VERSIONS; print(*KNOWN_KAFKA_VERSIONS)')
 images_ready() {
   for v in $KAFKA_VERSIONS; do
-    .venv/bin/python -c 'import sys; from harness.settings import Settings; from harness import images; images.require_present(Settings(kafka_version=sys.argv[1]))' "$v" 2>/dev/null || return 1
+    .venv/bin/python -c 'import sys; from harness.settings import Settings; from harness.cluster import images; images.require_present(Settings(kafka_version=sys.argv[1]))' "$v" 2>/dev/null || return 1
   done
 }
 if ! images_ready; then

@@ -37,7 +37,7 @@ JAVA_DIR = Path(__file__).resolve().parents[2] / "java"
 PRODUCER_APP = "kafkaeos.ProducerApp"
 TRANSFORMER_APP = "kafkaeos.TransformerApp"
 # Client versions checked to resolve from Maven Central (kafka-streams: up to 4.3.1).
-KNOWN_CLIENT_VERSIONS = (*KNOWN_KAFKA_VERSIONS, "4.4.0")
+KNOWN_CLIENT_VERSIONS = KNOWN_KAFKA_VERSIONS
 # The broker's own choices for 4.3.1: slf4j-simple must match the slf4j-api 1.7 that every
 # tested kafka-clients version depends on (a 2.x binding does not bind to a 1.7 API).
 JACKSON_VERSION = "2.21.2"

@@ -31,12 +31,11 @@ if TYPE_CHECKING:
 CONNECTOR_GROUP = "org.apache.spark"
 CONNECTOR_ARTIFACT = "spark-sql-kafka-0-10"
 # pyspark releases whose connector closure resolved completely from Maven Central as this
-# project's machines reach it, when last checked. That copy of Central has no Spark 4.3.0
-# artifacts at all and no spark-token-provider-kafka-0-10 after 4.0.0, so 4.0.0 is the
-# newest 4.x pyspark that can read Kafka here. A connector from another Spark release is
-# no substitute: 4.0.0's batch reads work on pyspark 4.3.0 but its streaming source dies
-# with NoSuchMethodError (SerializedOffset), so the versions must match exactly.
-KNOWN_PYSPARK_VERSIONS = ("4.0.0",)
+# project's machines reach it, when last checked (2026-11-23): 4.2.0 and 4.0.0 (4.2.1 and
+# 4.3.0 connectors are not served). A connector from another Spark release is no
+# substitute: 4.0.0's batch reads work on pyspark 4.3.0 but its streaming source dies with
+# NoSuchMethodError (SerializedOffset), so the versions must match exactly.
+KNOWN_PYSPARK_VERSIONS = ("4.2.0", "4.0.0")
 _DONE = "resolved"
 
 _POM = """<project xmlns="http://maven.apache.org/POM/4.0.0">
