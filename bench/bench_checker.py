@@ -16,8 +16,8 @@ import sys
 import time
 from pathlib import Path
 
-from harness.checker import anomalies
-from harness.checker.check import check, synthetic
+from harness.checker import anomalies, synthetic
+from harness.checker.check import check
 from harness.history import columns
 from harness.settings import Settings
 
