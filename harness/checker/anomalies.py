@@ -136,6 +136,14 @@ class Context:
         read = np.unique(np.concatenate([v.partitions for v in h.views.values()] + [np.empty(0, np.int64)]))
         read_topics = np.zeros(len(h.topics) + 1, bool)
         read_topics[read >> PARTITION_BITS] = True
+        # Where the read-back says how many partitions a topic has, "its topic was read" means all
+        # of them: a send never acknowledged may have gone to any.
+        counts: dict[int, int] = {}
+        for v in h.views.values():
+            for code, k in v.topic_partitions.items():
+                counts[code] = max(k, counts.get(code, 0))
+        for code, k in counts.items():
+            read_topics[code] = bool(np.isin((code << PARTITION_BITS) | np.arange(k), read).all())
         self.to_read = np.empty(n, bool)
         for part in chunks(n):
             ack = sends.ack_pos[part]

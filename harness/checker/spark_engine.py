@@ -43,6 +43,7 @@ from harness.history.columns import (
     TXN_COMMITTED,
     TXN_UNKNOWN,
     partitions_read,
+    topic_partitions,
     view_path,
 )
 from harness.history.ledger import COLUMNS, END_MARK, EVENTS, INT_COLUMNS
@@ -91,12 +92,12 @@ def check(
     try:
         parsed = job.parse_ledgers([Path(p) for p in ledger_paths])
         if reads is not None:
-            raw_views, declared = _parquet_views(spark, Path(reads))
+            raw_views, declared, counts = _parquet_views(spark, Path(reads))
         else:
-            raw_views, declared = _kafka_views(spark, bootstrap, topics)  # type: ignore[arg-type]
+            raw_views, declared, counts = _kafka_views(spark, bootstrap, topics)  # type: ignore[arg-type]
         if view not in raw_views:  # the Python checker cannot run without the consumer's view either
             raise HarnessError(f"no {view} read-back in {reads}")
-        job.summarize(parsed, raw_views, declared, view)
+        job.summarize(parsed, raw_views, declared, counts, view)
         return job.run(tuple(eos_pairs))
     finally:
         job.release()
@@ -165,10 +166,16 @@ class _Job:
         )
 
     def summarize(
-        self, parsed: DataFrame, raw_views: dict[str, DataFrame], declared: set[tuple[str, int]], consumer_view: str
+        self,
+        parsed: DataFrame,
+        raw_views: dict[str, DataFrame],
+        declared: set[tuple[str, int]],
+        counts: dict[str, int],
+        consumer_view: str,
     ) -> None:
         """One pass for the small facts: ignored lines per file, topics in order of first appearance, view sizes,
-        and the partitions read (``declared`` by the readers, and every one with rows)."""
+        and the partitions read (``declared`` by the readers, and every one with rows; ``counts``: how many
+        partitions a topic has, where the readers said)."""
         # Each (position, id) once, as the numpy engine's views hold them; the raw rows only
         # show which offsets a reader returned twice or more.
         place = ["topic", "partition", "offset"]
@@ -234,7 +241,11 @@ class _Job:
         self.read_partitions = sorted(
             declared | {(r.topic, p) for rs in seen.values() for r in rs if r.topic is not None for p in r.partitions}
         )
-        self.read_topics = sorted({t for t, _ in self.read_partitions})
+        # A topic counts as read for a send of unknown partition when all its partitions were (where known).
+        read = set(self.read_partitions)
+        self.read_topics = sorted(
+            {t for t, _ in read if t not in counts or all((t, p) in read for p in range(counts[t]))}
+        )
         self.view_stats = {
             "read_committed_records": sum(r.data for r in seen["read_committed"]),
             "read_uncommitted_records": sum(r.data for r in seen["read_uncommitted"]),
@@ -768,13 +779,18 @@ def _header_state(path: Path) -> bool | None:
     return tuple(next(csv.reader([first.decode("utf-8", errors="replace")]), [])) == COLUMNS
 
 
-def _parquet_views(spark: SparkSession, reads: Path) -> tuple[dict[str, DataFrame], set[tuple[str, int]]]:
-    """The read-back files, and the partitions their readers say they read."""
-    views, declared = {}, set()
+def _parquet_views(
+    spark: SparkSession, reads: Path
+) -> tuple[dict[str, DataFrame], set[tuple[str, int]], dict[str, int]]:
+    """The read-back files, the partitions their readers say they read, and how many each topic has."""
+    views, declared, counts = {}, set(), {}
     for isolation in ISOLATIONS:
         path = view_path(reads, isolation)
         if path.exists():
-            declared |= {(t, p) for t, ps in partitions_read(pq.read_schema(path)).items() for p in ps}
+            schema = pq.read_schema(path)
+            declared |= {(t, p) for t, ps in partitions_read(schema).items() for p in ps}
+            for t, n in topic_partitions(schema).items():
+                counts[t] = max(n, counts.get(t, 0))
             views[isolation] = spark.read.parquet(str(path)).select(
                 "topic",
                 F.col("partition").cast("long").alias("partition"),
@@ -782,12 +798,12 @@ def _parquet_views(spark: SparkSession, reads: Path) -> tuple[dict[str, DataFram
                 F.col("id").cast("long").alias("id"),
                 F.monotonically_increasing_id().alias("order"),  # file order: decides which topic counts as first
             )
-    return views, declared
+    return views, declared, counts
 
 
 def _kafka_views(
     spark: SparkSession, bootstrap: str, topics: Sequence[str]
-) -> tuple[dict[str, DataFrame], set[tuple[str, int]]]:
+) -> tuple[dict[str, DataFrame], set[tuple[str, int]], dict[str, int]]:
     """Both isolation levels' views of ``topics`` up to the high watermarks taken now, as ``read_back`` writes them."""
     ends = high_watermarks(bootstrap, topics, wait_s=10)
     ending = json.dumps({t: {str(p): end for (tt, p), end in ends.items() if tt == t} for t in topics})
@@ -834,7 +850,7 @@ def _kafka_views(
         # Topics first appear in the order listed. (read_back's files hold rows as they
         # arrived; that order only matters for a topic no ledger sent to, see summarize.)
         views[isolation] = rows.withColumn("order", _position(rank, "partition", "offset"))
-    return views, set(ends)
+    return views, set(ends), {t: sum(1 for tt, _ in ends if tt == t) for t in topics}
 
 
 # --- running it ---------------------------------------------------------------------------

@@ -65,6 +65,9 @@ ISOLATIONS = ("read_committed", "read_uncommitted")
 # Parquet schema metadata of a read-back: JSON {topic: [partition, ...]} of what it read. A
 # partition that held nothing leaves no row, yet "read and empty" must not pass for "not read".
 PARTITIONS_READ_KEY = b"kafka-eos-harness.partitions_read"
+# And JSON {topic: partitions} of how many partitions each of those topics has: a send never
+# acknowledged went to an unknown partition, which was read for sure only if all of them were.
+TOPIC_PARTITIONS_KEY = b"kafka-eos-harness.topic_partitions"
 
 OFFSET_BITS, PARTITION_BITS, TOPIC_BITS = 40, 12, 11
 TP_SHIFT = OFFSET_BITS + PARTITION_BITS
@@ -128,6 +131,8 @@ class View:
     # reader read, including the ones where it found nothing
     partitions: np.ndarray
     repeated: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))  # int64 positions read twice or more
+    # topic code -> how many partitions the topic has, where the read-back says (TOPIC_PARTITIONS_KEY)
+    topic_partitions: dict[int, int] = field(default_factory=dict)
 
     def conflicts(self) -> np.ndarray:
         """Positions read with two different ids or more (some of ``repeated``), ascending."""
@@ -715,12 +720,24 @@ def _read_view(path: Path, isolation: str, topics: _TopicCodes) -> View:
     for topic, partitions in partitions_read(f.schema_arrow).items():
         if topic in topics:  # a topic no ledger sent to and no row came from concerns no send
             read.append((topics.code(topic) << PARTITION_BITS) | np.array(partitions, np.int64))
-    return View(isolation, pos, ids, np.unique(np.concatenate(read)), repeated)
+    counts = {topics.code(t): n for t, n in topic_partitions(f.schema_arrow).items() if t in topics}
+    return View(isolation, pos, ids, np.unique(np.concatenate(read)), repeated, counts)
 
 
-def partitions_read_metadata(read: dict[str, list[int]]) -> dict[bytes, bytes]:
-    """The schema metadata a read-back writes: which partitions of which topics it read."""
-    return {PARTITIONS_READ_KEY: json.dumps(read, sort_keys=True).encode()}
+def partitions_read_metadata(
+    read: dict[str, list[int]], topic_partitions: dict[str, int] | None = None
+) -> dict[bytes, bytes]:
+    """The schema metadata a read-back writes: which partitions of which topics it read, and how many
+    partitions each of those topics has (where known)."""
+    metadata = {PARTITIONS_READ_KEY: json.dumps(read, sort_keys=True).encode()}
+    if topic_partitions is not None:
+        metadata[TOPIC_PARTITIONS_KEY] = json.dumps(topic_partitions, sort_keys=True).encode()
+    return metadata
+
+
+def topic_partitions(schema: pa.Schema) -> dict[str, int]:
+    """How many partitions each topic read has, as the read-back says; empty for files written without it."""
+    return json.loads((schema.metadata or {}).get(TOPIC_PARTITIONS_KEY, b"{}"))
 
 
 def partitions_read(schema: pa.Schema) -> dict[str, list[int]]:

@@ -82,8 +82,15 @@ class Ledger:
 ReadRow = tuple[str, int, int, int]  # topic, partition, offset, id
 
 
-def write_view(reads: Path, isolation: str, rows: Iterable[ReadRow], read: dict[str, list[int]]) -> Path:
-    """A read-back file as ``readback`` writes it: rows in the order given, the partitions read as metadata."""
+def write_view(
+    reads: Path,
+    isolation: str,
+    rows: Iterable[ReadRow],
+    read: dict[str, list[int]],
+    topic_partitions: dict[str, int] | None = None,
+) -> Path:
+    """A read-back file as ``readback`` writes it: rows in the order given; as metadata the partitions read
+    and (unless None, as in files from before it was written) how many partitions each topic has."""
     rows = list(rows)
     reads.mkdir(parents=True, exist_ok=True)
     table = pa.table(
@@ -94,7 +101,7 @@ def write_view(reads: Path, isolation: str, rows: Iterable[ReadRow], read: dict[
             "id": pa.array([r[3] for r in rows], pa.int64()),
             "key": pa.nulls(len(rows), pa.string()),
         },
-        schema=SCHEMA.with_metadata(columns.partitions_read_metadata(read)),
+        schema=SCHEMA.with_metadata(columns.partitions_read_metadata(read, topic_partitions)),
     )
     path = columns.view_path(reads, isolation)
     pq.write_table(table, path)
@@ -145,6 +152,7 @@ class Case:
     ledgers: list[Ledger]
     rows: dict[str, list[ReadRow]]
     read: dict[str, list[int]]
+    topic_partitions: dict[str, int]
     view: str
     eos_pairs: tuple[tuple[str, str], ...]
     expect: dict[str, int]  # every history anomaly of the catalogue -> count
@@ -154,7 +162,7 @@ class Case:
     def write(self, root: Path) -> tuple[list[Path], Path]:
         paths = [ledger.write(root / "ledgers") for ledger in self.ledgers]
         for isolation, rows in self.rows.items():
-            write_view(root / "reads", isolation, rows, self.read)
+            write_view(root / "reads", isolation, rows, self.read, self.topic_partitions)
         return paths, root / "reads"
 
 
@@ -362,11 +370,11 @@ class _World:
         return [t for a in self.apps for t in a.txns]
 
     def to_read(self, s: _Send) -> bool:
-        """Whether the checker takes ``s`` as sent to a partition that was read: its ack's, else its topic."""
+        """Whether ``s`` went to a partition that was read for sure: its ack's, else every one of its topic."""
         ok = s.ok
         if ok is not None:
             return (s.topic, ok["partition"]) in self.read
-        return any(t == s.topic for t, _ in self.read)
+        return all((s.topic, p) in self.read for p in range(self.partitions[s.topic]))
 
     def untouched(self, *ids: int | None) -> bool:
         return not any(i in self.touched for i in ids if i is not None)
@@ -881,6 +889,7 @@ def build(spec: Spec) -> Case:
         ledgers=w.ledgers,
         rows={isolation: _ordered(w, w.rows(isolation), spec.row_order) for isolation in ISOLATIONS},
         read=read,
+        topic_partitions={t: w.partitions[t] for t in read},
         view=spec.view,
         eos_pairs=tuple(w.eos_pairs),
         expect=expect,

@@ -73,5 +73,9 @@ def test_a_clean_history_reports_nothing(spec: Spec) -> None:
 # out one an earlier injection had touched, so the checker rightly saw two late records.
 @example(spec=Spec(kinds=("plain", "plain"), inject=(("aborted_read", 2), ("order", 1))))
 @example(spec=Spec(kinds=("transactional", "transactional", "zombie"), inject=(("phantom", 3),), seed=426, garbage=2))
+# Found against the checker: a zombie's send in flight (no ack, so no known partition), written to
+# the one partition left unread, was counted missing from a torn transaction; its topic was read,
+# though not all of it.
+@example(spec=Spec(kinds=("zombie",), view="read_uncommitted", inject=(("partly_read", 1),), seed=197))
 def test_each_injected_anomaly_is_reported_with_its_count_and_nothing_else(spec: Spec) -> None:
     _judged_right(spec)

@@ -30,11 +30,12 @@ def _check(
     uncommitted: list[ReadRow] | None,
     read: dict[str, list[int]],
     view: str = "read_committed",
+    topic_partitions: dict[str, int] | None = None,
 ) -> CheckResult:
     paths = [ledger.write(root / "ledgers") for ledger in ledgers]
     for isolation, rows in (("read_committed", committed), ("read_uncommitted", uncommitted)):
         if rows is not None:
-            write_view(root / "reads", isolation, rows, read)
+            write_view(root / "reads", isolation, rows, read, topic_partitions)
     return check(columns.load(paths, root / "reads"), CheckOptions(view=view))
 
 
@@ -139,6 +140,37 @@ def test_one_offset_holding_two_ids_is_one_fault_and_each_id_read_there(tmp_path
     # says it read stands, each id once per offset: X at two offsets is a duplicate, and Y
     # was read (not lost).
     assert _found(result) == {"inconsistent_offset": 2, "duplicate": 1}
+
+
+# --- a send of unknown partition, in a topic read in part ---------------------------------------
+
+
+def _open_transaction() -> Ledger:
+    """X acknowledged in partition 0, Y in flight (no ack: partition unknown) when the session was fenced."""
+    lines: list[dict[str, object] | bytes] = [
+        row("session", BASE_US, session=1, detail="tx-1"),
+        row("txn-begin", BASE_US + 1, session=1, txn=0),
+        row("invoke", BASE_US + 2, session=1, id=X, topic=T, txn=0),
+        row("ok", BASE_US + 3, id=X, partition=0, offset=0),
+        row("invoke", BASE_US + 4, session=1, id=Y, topic=T, txn=0),
+        row("fenced", BASE_US + 5, session=1, detail="PRODUCER_FENCED"),
+    ]
+    return Ledger("producer-1", lines)
+
+
+@pytest.mark.parametrize(
+    ("partitions", "found"), [(2, {}), (1, {"torn_transaction": 1}), (None, {"torn_transaction": 1})]
+)
+def test_a_send_of_unknown_partition_counts_only_where_its_whole_topic_was_read(
+    partitions: int | None, found: dict[str, int], tmp_path: Path
+) -> None:
+    """Only partition 0 of T read (a consumer of part of it), by a reader that sees uncommitted data: Y
+    may be in partition 1. Where the read-back says T has one partition, Y is surely missing; where
+    it does not say (files from before it did), any partition read counts as the topic read."""
+    rows = [(T, 0, 0, X)]
+    counts = None if partitions is None else {T: partitions}
+    result = _check(tmp_path, [_open_transaction()], [], rows, {T: [0]}, "read_uncommitted", counts)
+    assert _found(result) == found
 
 
 # --- 4. outcomes across incarnations ---------------------------------------------------------
