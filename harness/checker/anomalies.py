@@ -123,13 +123,16 @@ class Context:
         self.aborted = state == TXN_ABORTED
         del state
         # Over all attempts (see the module's docstring): written for sure, not written for sure.
+        # Without resends (most runs) they are the last attempt's, and cost no memory.
         self.resent = np.zeros(n, bool)
-        self.resent[sends.earlier_slot] = True
-        earlier = self._earlier_states()
-        self.committed_any = self.committed.copy()
-        self.committed_any[sends.earlier_slot[earlier == TXN_COMMITTED]] = True
-        self.aborted_all = self.aborted.copy()
-        self.aborted_all[sends.earlier_slot[earlier != TXN_ABORTED]] = False
+        self.committed_any, self.aborted_all = self.committed, self.aborted
+        if len(sends.earlier_slot):
+            self.resent[sends.earlier_slot] = True
+            earlier = self._earlier_states()
+            self.committed_any = self.committed.copy()
+            self.committed_any[sends.earlier_slot[earlier == TXN_COMMITTED]] = True
+            self.aborted_all = self.aborted.copy()
+            self.aborted_all[sends.earlier_slot[earlier != TXN_ABORTED]] = False
         # Whether each send went to a partition that was read: the acknowledged partition
         # where there is one; otherwise (partition unknown) whether its topic was read, from
         # a table by topic code whose last entry stands for -1 (unknown).
@@ -261,7 +264,8 @@ def order(c: Context) -> dict[str, Finding]:
     number below the running maximum of its group was sent earlier but stored later."""
     slot = c.row_slot
     first = slot >= 0
-    first[first] = ~c.resent[slot[first]]  # only ids sent once have a known place in the send order
+    if len(c.h.sends.earlier_slot):  # only ids sent once have a known place in the send order
+        first[first] = ~c.resent[slot[first]]
     if not first.any():  # nothing read was sent once (no ledgers, say): nothing to order, and no copies to index
         return {"order": Finding()}
     dup_rows = np.flatnonzero(first & c.duplicated[slot])  # slot -1 reads the last flag, but is not first

@@ -503,7 +503,8 @@ class _SlotBuilder:
 
     Filling by seq as lines are read keeps memory at one copy of the columns (no staging
     of raw lines). An invoke of a seq invoked before moves the earlier attempt aside
-    (``earlier``): those are the only lines kept as lines.
+    (``earlier``), and the ids of ``fail`` lines are kept (``failed``): both are few, and they
+    are the only lines kept as lines.
     """
 
     _COLUMNS: ClassVar[dict[str, tuple[type, int | bool]]] = {
@@ -512,7 +513,6 @@ class _SlotBuilder:
         "txn": (np.int32, -1),
         "source": (np.int64, -1),
         "saw": (np.int8, 0),  # _SAW bits of the outcome lines
-        "fails": (np.int8, 0),  # ``fail`` lines, up to 127
         "ack_pos": (np.int64, -1),
     }
 
@@ -520,6 +520,7 @@ class _SlotBuilder:
         self.cols: dict[int, dict[str, np.ndarray]] = {}
         self.size: dict[int, int] = {}
         self.earlier: list[tuple[np.ndarray, np.ndarray]] = []  # (ids, txn) of attempts sent again since
+        self.failed: list[np.ndarray] = []  # ids of the ``fail`` lines
 
     def _per_session(self, ids: np.ndarray) -> Iterator[tuple[dict[str, np.ndarray], np.ndarray, np.ndarray | slice]]:
         """(columns of the session, seqs, selector into the batch) for each session in ``ids``."""
@@ -566,9 +567,8 @@ class _SlotBuilder:
     def outcome(self, ids: np.ndarray, code: int) -> None:
         for cols, seq, _ in self._per_session(ids):
             cols["saw"][seq] |= _SAW[code]
-            if code == FAIL:  # as many as there are: the same seq may fail twice in one piece
-                failed, times = np.unique(seq, return_counts=True)
-                cols["fails"][failed] = np.minimum(cols["fails"][failed] + times, 127)
+        if code == FAIL:
+            self.failed.append(ids)
 
     def ack(self, ids: np.ndarray, partition: np.ndarray, offset: np.ndarray) -> None:
         for cols, seq, pick in self._per_session(ids):
@@ -595,31 +595,38 @@ class _SlotBuilder:
             base=np.concatenate([[0], np.cumsum(size)[:-1]]).astype(np.int64),
             size=size,
         )
+
+        def slots(ids: np.ndarray) -> np.ndarray:  # of ids of sessions that are there
+            k = np.searchsorted(sessions.id, ids >> SEQ_BITS)
+            return sessions.base[k] + (ids & ((1 << SEQ_BITS) - 1))
+
         earlier_ids = np.concatenate([e[0] for e in self.earlier] or [np.empty(0, np.int64)])
         order = np.argsort(earlier_ids, kind="stable")
-        k = np.searchsorted(sessions.id, earlier_ids[order] >> SEQ_BITS)
-        earlier_slot = sessions.base[k] + (earlier_ids[order] & ((1 << SEQ_BITS) - 1))
+        earlier_slot = slots(earlier_ids[order])
         earlier_txn = np.concatenate([e[1] for e in self.earlier] or [np.empty(0, np.int32)])[order]
-        saw, fails = columns.pop("saw"), columns.pop("fails")
+        failed = slots(np.concatenate(self.failed or [np.empty(0, np.int64)]))
+        outcome = _outcome(columns.pop("saw"), failed, earlier_slot)
         return sessions, Sends(
             **columns,
-            outcome=_outcome(saw, fails, earlier_slot),
+            outcome=outcome,
             earlier_slot=earlier_slot,
             earlier_txn=earlier_txn.astype(np.int32),
         )
 
 
-def _outcome(saw: np.ndarray, fails: np.ndarray, earlier_slot: np.ndarray) -> np.ndarray:
-    """Per slot, the outcome over all attempts (see ``OK``) from the outcome lines seen and the
-    attempts: the last invoke, and one for each entry in ``earlier_slot``."""
+def _outcome(saw: np.ndarray, failed: np.ndarray, earlier_slot: np.ndarray) -> np.ndarray:
+    """Per slot, the outcome over all attempts (see ``OK``) from the outcome lines seen (``failed``:
+    the slot of each ``fail`` line) and the attempts: the last invoke, and one per ``earlier_slot``."""
     outcome = np.full(len(saw), NO_OUTCOME, np.int8)
     outcome[(saw & _SAW[FAIL]) > 0] = FAIL
     outcome[(saw & _SAW[INFO]) > 0] = INFO
     outcome[(saw & _SAW[OK]) > 0] = OK
     if len(earlier_slot):  # an attempt without its own ``fail`` line leaves the id open
-        resent, extra = np.unique(earlier_slot, return_counts=True)
-        open_ = resent[(outcome[resent] == FAIL) & (fails[resent] < 1 + extra)]
-        outcome[open_] = INFO
+        resent, attempts = np.unique(earlier_slot, return_counts=True)
+        attempts += 1
+        failed = np.sort(failed)
+        fails = np.searchsorted(failed, resent, side="right") - np.searchsorted(failed, resent)
+        outcome[resent[(outcome[resent] == FAIL) & (fails < attempts)]] = INFO
     return outcome
 
 
