@@ -276,7 +276,7 @@ class _Job:
             raise HarnessError(f"ledgers: partition numbers of {1 << PARTITION_BITS} or more are not supported")
 
         def lost(r: Row) -> dict[str, Any]:
-            return {**_about(r), "acked_at": _acked_at(r), "committed": r.committed}
+            return {**_about(r), "acked_at": _acked_at(r), "committed": r.committed_any}
 
         def zombie(r: Row) -> dict[str, Any]:
             return self._at({**_about(r), "at": None, "fenced_at_us": r.fence}, r.id)
@@ -615,7 +615,7 @@ class _Job:
 
     def _aborted_read(self) -> dict[str, Any]:
         def make(r: Row) -> dict[str, Any]:
-            why = "transaction aborted" if r.aborted else "send failed"
+            why = "transaction aborted" if r.aborted_all else "send failed"
             return self._at({**_about(r), "why": why, "at": None}, r.id)
 
         return self._examples("aborted_read", self.counts.aborted_read, make)

@@ -732,13 +732,13 @@ def _read_view(path: Path, isolation: str, topics: _TopicCodes) -> View:
 
 
 def partitions_read_metadata(
-    read: dict[str, list[int]], topic_partitions: dict[str, int] | None = None
+    read: dict[str, list[int]], partition_counts: dict[str, int] | None = None
 ) -> dict[bytes, bytes]:
     """The schema metadata a read-back writes: which partitions of which topics it read, and how many
     partitions each of those topics has (where known)."""
     metadata = {PARTITIONS_READ_KEY: json.dumps(read, sort_keys=True).encode()}
-    if topic_partitions is not None:
-        metadata[TOPIC_PARTITIONS_KEY] = json.dumps(topic_partitions, sort_keys=True).encode()
+    if partition_counts is not None:
+        metadata[TOPIC_PARTITIONS_KEY] = json.dumps(partition_counts, sort_keys=True).encode()
     return metadata
 
 

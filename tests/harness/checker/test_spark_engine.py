@@ -141,7 +141,7 @@ def test_same_json_on_generated_histories(
 
 # --- a history of odd lines -----------------------------------------------------------------
 
-S1, S2 = make_id(1, 0), make_id(2, 0)
+S1, S2, S3 = make_id(1, 0), make_id(2, 0), make_id(3, 0)
 HEADER = ",".join(COLUMNS)
 
 
@@ -210,10 +210,39 @@ def _odd_history(root: Path) -> tuple[list[Path], Path]:
         f"invoke,301,2,{S2 + 4},,t1,,,,,,.",
         f"fail,302,,{S2 + 4},,,,,,,ERR,.",
     ]
+    # Transactions over incarnations: S3 committed, then resent in an aborted transaction, and never
+    # read (lost: committed by one attempt); S3 + 1 failed in a transaction of unknown end, then in
+    # an aborted one, and read (an aborted_read because every attempt failed, not because all aborted).
+    p3 = [
+        HEADER,
+        "session,400,3,,,,,,,,tx-b,.",
+        "txn-begin,401,3,,,,,,0,,,.",
+        f"invoke,402,3,{S3},,t1,,,0,,,.",
+        f"ok,403,,{S3},,,1,4,,,,.",
+        "txn-commit,404,3,,,,,,0,,,.",
+        "txn-committed,405,3,,,,,,0,,,.",
+        "txn-begin,406,3,,,,,,1,,,.",
+        f"invoke,407,3,{S3 + 1},,t1,,,1,,,.",
+        f"fail,408,,{S3 + 1},,,,,,,ERR,.",
+        "txn-commit,409,3,,,,,,1,,,.",
+        "txn-unknown,410,3,,,,,,1,,,.",
+    ]
+    p3_again = [
+        HEADER,
+        "session,420,3,,,,,,,,tx-b,.",
+        "txn-begin,421,3,,,,,,2,,,.",
+        f"invoke,422,3,{S3},,t1,,,2,,,.",
+        f"ok,423,,{S3},,,1,6,,,,.",
+        f"invoke,424,3,{S3 + 1},,t1,,,2,,,.",
+        f"fail,425,,{S3 + 1},,,,,,,ERR,.",
+        "txn-aborted,426,3,,,,,,2,,,.",
+    ]
     files = {
         "p-1": "\n".join(p1) + "\n",
         "p-2": "\n".join(p2),  # no newline at the end
         "p-2.2": "\n".join(p2_again) + "\n",
+        "p-6": "\n".join(p3) + "\n",
+        "p-6.2": "\n".join(p3_again) + "\n",
         "p-3": "",  # empty: nothing to report
         "p-4": "not,a,ledger\n" + p1[2] + "\n",  # not a ledger: one ignored line
         "p-5": HEADER + "\n",
@@ -239,6 +268,7 @@ def _odd_history(root: Path) -> tuple[list[Path], Path]:
         ("t2", 0, 6, S2 + 2),
         ("t2", 0, 7, S2 + 3),
         ("t1", 1, 3, S2 + 4),
+        ("t1", 1, 5, S3 + 1),
     ]
     uncommitted = [r if r[:3] != ("t1", 0, 1) else ("t1", 0, 1, S1 + 9) for r in committed] + [("t1", 0, 8, -1)]
     # Offsets read twice: the same row again, and another id at an offset (where read_uncommitted's
@@ -271,7 +301,9 @@ def test_odd_history(view: str, spark: SparkSession, tmp_path: Path) -> None:
         assert counts[anomaly] > 0, (anomaly, counts)
     assert counts["zombie_write"] == 1 and counts["eos_repeated"] == 1, counts
     assert expected["ledger_problems"] == {"p-1": 4, "p-2": 1, "p-4": 1}
-    assert [e["id"] for e in expected["anomalies"]["aborted_read"]["examples"]] == [S1 + 12]  # not S2 + 4
+    failed = [(e["id"], e["why"]) for e in expected["anomalies"]["aborted_read"]["examples"]]
+    assert failed == [(S1 + 12, "send failed"), (S3 + 1, "send failed")]  # not S2 + 4
+    assert {e["id"]: e["committed"] for e in expected["anomalies"]["lost"]["examples"]}[S3] is True
     got = job.check(spark, paths, reads, view=view, eos_pairs=[("t1", "t2")], max_examples=3)
     assert _normal(got) == _normal(expected)
 
