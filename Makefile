@@ -1,7 +1,7 @@
 # kafka-eos-harness. A fresh machine needs two commands: `make setup`, then `make test`.
 VENV := .venv/bin
 
-.PHONY: setup test test-unit lint stability bench-cluster bench-checker bench-spark clean
+.PHONY: setup test test-unit test-properties lint stability bench-cluster bench-checker bench-spark clean
 
 setup:  ## Python env, Docker engine, build tools and images (skips what exists)
 	bash scripts/setup.sh
@@ -16,6 +16,11 @@ test: $(VENV)/python  ## everything, against a real three-broker cluster
 
 test-unit: $(VENV)/python  ## only the tests that need no cluster and no Spark JVM (by marker)
 	$(VENV)/python -m pytest -ra -m "not cluster and not spark"
+
+# The checker's property tests searched wider than in `make test`: thousands of generated
+# histories, new ones each run (tests/conftest.py's "deep" Hypothesis profile).
+test-properties: $(VENV)/python  ## the checker against thousands of generated histories
+	$(VENV)/python -m pytest -ra tests/harness/checker/test_properties.py --hypothesis-profile=deep --hypothesis-show-statistics
 
 lint: $(VENV)/python
 	$(VENV)/ruff check harness scenarios tests bench spark_jobs

@@ -11,6 +11,7 @@ import uuid
 from collections.abc import Iterator
 
 import pytest
+from hypothesis import settings
 
 from harness.cluster.kafka import KafkaCluster
 from harness.errors import HarnessError
@@ -58,3 +59,10 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # ty
         terminalreporter.section("scenario verdicts")
         for text in summaries:
             terminalreporter.write_line(text)
+
+
+# Property tests (tests/harness/checker/test_properties.py): bounded and the same every run by
+# default; `--hypothesis-profile=deep` (make test-properties) searches wider, with new examples each run.
+settings.register_profile("default", max_examples=150, derandomize=True, deadline=None, print_blob=True)
+settings.register_profile("deep", max_examples=3000, deadline=None, print_blob=True)
+settings.load_profile("default")

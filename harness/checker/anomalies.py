@@ -11,6 +11,21 @@ here that finds it.
 
 Indeterminate sends (timed out, or in flight when the process died) are never lost or
 failed: they are counted in the stats, with how many of them were read.
+
+**Outcomes across attempts.** A restarted app resends, under the same id, what it does not
+know to be written (``harness.history.columns``: the id's last invoke gives its topic and
+transaction, earlier ones are kept aside). Over all the attempts of one id:
+
+- *written* (must be seen, else ``lost``): an ``ok`` line of an attempt outside a transaction,
+  or any attempt in a committed transaction. An ack beats everything.
+- *not written* (must not be seen, else ``aborted_read``): every attempt has its ``fail``
+  line, or every attempt was in a transaction that surely aborted.
+- otherwise *indeterminate*: some attempt's fate is unknown (an ``info`` line, no outcome
+  line at all, a transaction whose end is unknown or that never ended), so nothing is
+  claimed either way, however surely another attempt failed.
+
+A resent id's place in its session's send order is not known (the copy that was stored may
+come from either attempt), so ``order`` compares only ids sent once.
 """
 
 from __future__ import annotations
@@ -26,6 +41,7 @@ from harness.history.columns import (
     CHUNK,
     FAIL,
     INFO,
+    ISOLATIONS,
     NO_OUTCOME,
     OFFSET_BITS,
     OK,
@@ -108,15 +124,35 @@ class Context:
         # examples count their copies).
         self.visible, self.duplicated = _occurrences(n, (self.row_slot[part] for part in chunks(len(self.row_slot))))
         state = np.where(self.in_txn, h.txns.state[self.txn_index] if len(h.txns.key) else -1, -1)
+        # Of the transaction of the id's last attempt: the one it belongs to.
         self.committed = state == TXN_COMMITTED
         self.aborted = state == TXN_ABORTED
         del state
+        # Over all attempts (see the module's docstring): written for sure, not written for sure.
+        # Without resends (most runs) they are the last attempt's, and cost no memory.
+        self.resent = np.zeros(n, bool)
+        self.committed_any, self.aborted_all = self.committed, self.aborted
+        if len(sends.earlier_slot):
+            self.resent[sends.earlier_slot] = True
+            earlier = self._earlier_states()
+            self.committed_any = self.committed.copy()
+            self.committed_any[sends.earlier_slot[earlier == TXN_COMMITTED]] = True
+            self.aborted_all = self.aborted.copy()
+            self.aborted_all[sends.earlier_slot[earlier != TXN_ABORTED]] = False
         # Whether each send went to a partition that was read: the acknowledged partition
         # where there is one; otherwise (partition unknown) whether its topic was read, from
         # a table by topic code whose last entry stands for -1 (unknown).
         read = np.unique(np.concatenate([v.partitions for v in h.views.values()] + [np.empty(0, np.int64)]))
         read_topics = np.zeros(len(h.topics) + 1, bool)
         read_topics[read >> PARTITION_BITS] = True
+        # Where the read-back says how many partitions a topic has, "its topic was read" means all
+        # of them: a send never acknowledged may have gone to any.
+        counts: dict[int, int] = {}
+        for v in h.views.values():
+            for code, k in v.topic_partitions.items():
+                counts[code] = max(k, counts.get(code, 0))
+        for code, k in counts.items():
+            read_topics[code] = bool(np.isin((code << PARTITION_BITS) | np.arange(k), read).all())
         self.to_read = np.empty(n, bool)
         for part in chunks(n):
             ack = sends.ack_pos[part]
@@ -126,6 +162,14 @@ class Context:
             self.view.id[(self.row_slot < 0) & (self.view.id >= 0)], return_counts=True
         )
         self.fence = _fence_times(h)
+
+    def _earlier_states(self) -> np.ndarray:
+        """The end of the transaction of each earlier attempt (``Sends.earlier_*``); -1 outside one."""
+        h, sends = self.h, self.h.sends
+        key = (h.sessions.id[self.session_index[sends.earlier_slot]] << SEQ_BITS) | sends.earlier_txn
+        t, found = lookup(h.txns.key, key)
+        named = found & (sends.earlier_txn >= 0)
+        return np.where(named, h.txns.state[t] if len(h.txns.key) else -1, -1)
 
     # -- describing records for examples --
     def about(self, slot: int) -> dict[str, Any]:
@@ -146,7 +190,7 @@ def stats(c: Context) -> dict[str, int]:
     """What the history holds, beside its anomalies: sends by outcome, transactions by end,
     sessions, records read."""
     h, sends = c.h, c.h.sends
-    decided = c.committed | c.aborted  # a transaction's end decides its sends
+    decided = c.committed_any | c.aborted_all  # a transaction's end decides its sends
     indeterminate = sends.invoked & ((sends.outcome == NO_OUTCOME) | (sends.outcome == INFO)) & ~decided
     ru = h.views.get("read_uncommitted")
     return {
@@ -185,7 +229,7 @@ def duplicate(c: Context) -> dict[str, Finding]:
 
 def lost(c: Context) -> dict[str, Finding]:
     sends = c.h.sends
-    must_see = c.to_read & ((~c.in_txn & (sends.outcome == OK)) | c.committed)
+    must_see = c.to_read & ((~c.in_txn & (sends.outcome == OK)) | c.committed_any)
     slots = np.flatnonzero(must_see & ~c.visible)
     return {
         "lost": Finding(
@@ -194,7 +238,7 @@ def lost(c: Context) -> dict[str, Finding]:
                 {
                     **c.about(int(s)),
                     "acked_at": c.h.where(int(sends.ack_pos[s])) if sends.ack_pos[s] >= 0 else None,
-                    "committed": bool(c.committed[s]),
+                    "committed": bool(c.committed_any[s]),
                 }
                 for s in slots[: c.n_ex]
             ],
@@ -203,11 +247,11 @@ def lost(c: Context) -> dict[str, Finding]:
 
 
 def aborted_read(c: Context) -> dict[str, Finding]:
-    slots = np.flatnonzero(c.visible & ((c.h.sends.outcome == FAIL) | c.aborted))
+    slots = np.flatnonzero(c.visible & ((c.h.sends.outcome == FAIL) | c.aborted_all))
     examples = []
     for s in slots[: c.n_ex]:
         about = c.about(int(s))
-        why = "transaction aborted" if c.aborted[s] else "send failed"
+        why = "transaction aborted" if c.aborted_all[s] else "send failed"
         examples.append({**about, "why": why, "at": c.places(about["id"])})
     return {"aborted_read": Finding(len(slots), examples)}
 
@@ -226,7 +270,9 @@ def order(c: Context) -> dict[str, Finding]:
     number below the running maximum of its group was sent earlier but stored later."""
     slot = c.row_slot
     first = slot >= 0
-    if not first.any():  # nothing read was sent (no ledgers, say): nothing to order, and no copies to index
+    if len(c.h.sends.earlier_slot):  # only ids sent once have a known place in the send order
+        first[first] = ~c.resent[slot[first]]
+    if not first.any():  # nothing read was sent once (no ledgers, say): nothing to order, and no copies to index
         return {"order": Finding()}
     dup_rows = np.flatnonzero(first & c.duplicated[slot])  # slot -1 reads the last flag, but is not first
     if len(dup_rows):  # keep only the first (lowest position) copy of a duplicated id
@@ -336,22 +382,37 @@ def transactions_read(c: Context) -> dict[str, Finding]:
 
 def inconsistent_offset(c: Context) -> dict[str, Finding]:
     h = c.h
-    ru, rc = h.views.get("read_uncommitted"), h.views.get("read_committed")
-    if ru is None:
-        return {"inconsistent_offset": Finding()}
     examples: list[dict[str, Any]] = []
     count = 0
+
+    def room() -> int:
+        return max(0, c.n_ex - len(examples))
+
+    # Offsets a reader returned twice or more, whatever it read there: a fault of that read-back.
+    for isolation in ISOLATIONS:
+        view = h.views.get(isolation)
+        if view is not None:
+            count += len(view.repeated)
+            for p in view.repeated[: room()]:
+                read = [_shown(int(i)) for i in view.id[view.pos == p]]
+                examples.append({"at": h.where(int(p)), "read_by": isolation, "read": read})
+    ru, rc = h.views.get("read_uncommitted"), h.views.get("read_committed")
+    if ru is None:
+        return {"inconsistent_offset": Finding(count, examples)}
     if rc is not None:  # the two readers, offset by offset
+        conflicts = ru.conflicts()
         for part in chunks(len(rc.pos)):
-            j, there = lookup(ru.pos, rc.pos[part])
-            bad = np.flatnonzero(~there | (ru.id[j] != rc.id[part]))
+            found, there = _read_at(ru, rc.pos[part])
+            bad = np.flatnonzero(~there | (found != rc.id[part]))
+            if len(conflicts):  # where read_uncommitted read several ids, any of them agrees
+                bad = bad[~_read_there(ru, rc.pos[part][bad], rc.id[part][bad], conflicts)]
             count += len(bad)
-            for b in bad[: max(0, c.n_ex - len(examples))]:
+            for b in bad[: room()]:
                 examples.append(
                     {
                         "at": h.where(int(rc.pos[part.start + b])),
                         "read_committed": _shown(int(rc.id[part.start + b])),
-                        "read_uncommitted": _shown(int(ru.id[j[b]])) if there[b] else None,
+                        "read_uncommitted": _shown(int(found[b])) if there[b] else None,
                     }
                 )
     # Acknowledgements: confirmed where the read_uncommitted reader found the id at the
@@ -364,19 +425,36 @@ def inconsistent_offset(c: Context) -> dict[str, Finding]:
         slot = slot[known]
         confirmed[slot[ack_pos[slot] == ru.pos[part][known]]] = True
     doubtful = np.flatnonzero((ack_pos >= 0) & ~confirmed)
-    j, there = lookup(ru.pos, ack_pos[doubtful])
+    found, there = _read_at(ru, ack_pos[doubtful])
     ids = h.id_of(doubtful)
-    bad = np.flatnonzero((there & (ru.id[j] != ids)) | (~there & c.visible[doubtful]))
+    bad = np.flatnonzero((there & (found != ids)) | (~there & c.visible[doubtful]))
     count += len(bad)
-    for b in bad[: max(0, c.n_ex - len(examples))]:
+    for b in bad[: room()]:
         examples.append(
             {
                 "at": h.where(int(ack_pos[doubtful[b]])),
                 "acknowledged": int(ids[b]),
-                "read_uncommitted": _shown(int(ru.id[j[b]])) if there[b] else None,
+                "read_uncommitted": _shown(int(found[b])) if there[b] else None,
             }
         )
     return {"inconsistent_offset": Finding(count, examples)}
+
+
+def _read_at(view: View, pos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The id ``view`` read at each position (the smallest, where it read several), and whether it
+    read the position at all; the id is meaningless where it did not. Taken only where there is
+    something to take: a view may have no rows at all."""
+    if not len(view.pos):
+        return np.zeros(len(pos), np.int64), np.zeros(len(pos), bool)
+    j, there = lookup(view.pos, pos)
+    return view.id[j], there
+
+
+def _read_there(view: View, pos: np.ndarray, ids: np.ndarray, conflicts: np.ndarray) -> np.ndarray:
+    """Whether ``view`` read each id at its position, for positions where it may have read several."""
+    rows = np.flatnonzero(np.isin(view.pos, conflicts))
+    pairs = set(zip(view.pos[rows].tolist(), view.id[rows].tolist(), strict=True))
+    return np.array([(p, i) in pairs for p, i in zip(pos.tolist(), ids.tolist(), strict=True)], bool)
 
 
 def _shown(record_id: int) -> int | str:

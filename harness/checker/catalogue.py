@@ -49,23 +49,25 @@ CATALOGUE: tuple[Definition, ...] = (
     Definition(
         "duplicate",
         HISTORY,
-        "one id stored at two or more offsets of the consumer's view",
+        "one id stored at two or more offsets of the consumer's view (an offset the reader returned twice is one"
+        " offset, and an inconsistent_offset)",
         anomalies.duplicate,
         cost=2,
     ),
     Definition(
         "lost",
         HISTORY,
-        "acknowledged (outside a transaction) or sent in a committed transaction, to a partition that was read,"
-        " absent from the consumer's view (each read-back records the partitions it read, so 'read and found"
-        " empty' is never taken for 'not read')",
+        "acknowledged (outside a transaction) or sent in a committed transaction, by any of its attempts, to a"
+        " partition that was read, absent from the consumer's view (each read-back records the partitions it read,"
+        " so 'read and found empty' is never taken for 'not read')",
         anomalies.lost,
         cost=1,
     ),
     Definition(
         "aborted_read",
         HISTORY,
-        "in the consumer's view although its send definitely failed or its transaction aborted",
+        "in the consumer's view although every attempt to send it definitely failed, or every one was in a"
+        " transaction that aborted (one attempt of unknown outcome leaves it indeterminate, never failed)",
         anomalies.aborted_read,
         cost=1,
     ),
@@ -79,7 +81,8 @@ CATALOGUE: tuple[Definition, ...] = (
     Definition(
         "order",
         HISTORY,
-        "in one partition, a record of a producer session stored after one the session sent later (first copies only)",
+        "in one partition, a record of a producer session stored after one the session sent later (first copies of"
+        " records sent once only: a resent record's place in the send order is unknown)",
         anomalies.order,
         cost=8,
     ),
@@ -102,8 +105,9 @@ CATALOGUE: tuple[Definition, ...] = (
     Definition(
         "inconsistent_offset",
         HISTORY,
-        "the two readers disagree about an offset, or an acknowledgement names an offset that holds another"
-        " record (or was never read while the id was read elsewhere)",
+        "a reader returned one offset twice or more (per reader and offset), or the two readers disagree about an"
+        " offset, or an acknowledgement names an offset that holds another record (or was never read while the id"
+        " was read elsewhere)",
         anomalies.inconsistent_offset,
         cost=9,
     ),

@@ -43,11 +43,12 @@ from harness.history.columns import (
     TXN_COMMITTED,
     TXN_UNKNOWN,
     partitions_read,
+    topic_partitions,
     view_path,
 )
 from harness.history.ledger import COLUMNS, END_MARK, EVENTS, INT_COLUMNS
 from harness.history.readback import high_watermarks
-from harness.history.records import MARKER_ID, SEQ_BITS, UNDECODABLE_ID
+from harness.history.records import DECODABLE_HEAD, MARKER_ID, SEQ_BITS, UNDECODABLE_ID
 
 _TP_SHIFT = OFFSET_BITS + PARTITION_BITS  # a position is topic code << 52 | partition << 40 | offset
 _SEQ_MASK = (1 << SEQ_BITS) - 1
@@ -58,8 +59,9 @@ _CSV_OPTIONS = {"mode": "PERMISSIVE", "columnNameOfCorruptRecord": _CORRUPT, "es
 _INTEGER = r"^-?[0-9]+$"  # what history.py accepts in an integer column
 _OUTCOME = {"info": INFO, "fail": FAIL, "ok": OK}
 _TXN_EVENTS = EVENTS[EVENTS.index("txn-begin") : EVENTS.index("txn-unknown") + 1]
-# Python's int(bytes) as producer.decode_id applies it: ASCII blanks around, a sign, digits with single underscores.
-_DECIMAL = r"^\s*[+-]?[0-9]+(_[0-9]+)*\s*$"
+# records.decode_id's rule: the whole head a canonical non-negative decimal (\z: the very end, not
+# before a last newline as $ would), and try_cast's null for what does not fit int64.
+_DECODABLE = rf"^(?:{DECODABLE_HEAD})\z"
 
 
 def check(
@@ -90,12 +92,12 @@ def check(
     try:
         parsed = job.parse_ledgers([Path(p) for p in ledger_paths])
         if reads is not None:
-            raw_views, declared = _parquet_views(spark, Path(reads))
+            raw_views, declared, counts = _parquet_views(spark, Path(reads))
         else:
-            raw_views, declared = _kafka_views(spark, bootstrap, topics)  # type: ignore[arg-type]
+            raw_views, declared, counts = _kafka_views(spark, bootstrap, topics)  # type: ignore[arg-type]
         if view not in raw_views:  # the Python checker cannot run without the consumer's view either
             raise HarnessError(f"no {view} read-back in {reads}")
-        job.summarize(parsed, raw_views, declared, view)
+        job.summarize(parsed, raw_views, declared, counts, view)
         return job.run(tuple(eos_pairs))
     finally:
         job.release()
@@ -164,11 +166,27 @@ class _Job:
         )
 
     def summarize(
-        self, parsed: DataFrame, raw_views: dict[str, DataFrame], declared: set[tuple[str, int]], consumer_view: str
+        self,
+        parsed: DataFrame,
+        raw_views: dict[str, DataFrame],
+        declared: set[tuple[str, int]],
+        counts: dict[str, int],
+        consumer_view: str,
     ) -> None:
         """One pass for the small facts: ignored lines per file, topics in order of first appearance, view sizes,
-        and the partitions read (``declared`` by the readers, and every one with rows)."""
-        raw = {iso: self._cache(df) for iso, df in raw_views.items()}
+        and the partitions read (``declared`` by the readers, and every one with rows; ``counts``: how many
+        partitions a topic has, where the readers said)."""
+        # Each (position, id) once, as the numpy engine's views hold them; the raw rows only
+        # show which offsets a reader returned twice or more.
+        place = ["topic", "partition", "offset"]
+        raw = {
+            iso: self._cache(df.groupBy(*place, "id").agg(F.min("order").alias("order")))
+            for iso, df in raw_views.items()
+        }
+        repeated = {
+            iso: df.groupBy(*place).agg(F.count(F.lit(1)).alias("rows"), F.array_sort(F.collect_set("id")).alias("ids"))
+            for iso, df in raw_views.items()
+        }
         none = F.lit(None).cast("long")
         view_columns = ("data", "markers", "undecodable", "max_partition", "partitions")
         invoke_topic = F.when(F.col("ok") & (F.col("event") == "invoke"), F.coalesce("topic", F.lit("")))
@@ -223,7 +241,11 @@ class _Job:
         self.read_partitions = sorted(
             declared | {(r.topic, p) for rs in seen.values() for r in rs if r.topic is not None for p in r.partitions}
         )
-        self.read_topics = sorted({t for t, _ in self.read_partitions})
+        # A topic counts as read for a send of unknown partition when all its partitions were (where known).
+        read = set(self.read_partitions)
+        self.read_topics = sorted(
+            {t for t, _ in read if t not in counts or all((t, p) in read for p in range(counts[t]))}
+        )
         self.view_stats = {
             "read_committed_records": sum(r.data for r in seen["read_committed"]),
             "read_uncommitted_records": sum(r.data for r in seen["read_uncommitted"]),
@@ -234,6 +256,10 @@ class _Job:
         self.lines = parsed.where("ok")
         pos = _position(self._code(F.col("topic")), "partition", "offset")
         self.views = {iso: df.where(F.col("topic").isNotNull()).withColumn("pos", pos) for iso, df in raw.items()}
+        self.repeated = {
+            iso: df.where((F.col("rows") > 1) & F.col("topic").isNotNull()).withColumn("pos", pos)
+            for iso, df in repeated.items()
+        }
         self.cv = self.views[consumer_view]
         self.ru = self.views.get("read_uncommitted")
         self.rc = self.views.get("read_committed")
@@ -250,7 +276,7 @@ class _Job:
             raise HarnessError(f"ledgers: partition numbers of {1 << PARTITION_BITS} or more are not supported")
 
         def lost(r: Row) -> dict[str, Any]:
-            return {**_about(r), "acked_at": _acked_at(r), "committed": r.committed}
+            return {**_about(r), "acked_at": _acked_at(r), "committed": r.committed_any}
 
         def zombie(r: Row) -> dict[str, Any]:
             return self._at({**_about(r), "at": None, "fenced_at_us": r.fence}, r.id)
@@ -330,26 +356,45 @@ class _Job:
             )
         )
 
+        # Every attempt (invoke line) with the end of its transaction: over all of them an id is
+        # committed when any attempt's transaction committed, and aborted for sure only when all
+        # of them aborted (anomalies' docstring).
+        attempt_state = F.coalesce(c("state"), F.lit(-1))
+        attempts = lines.where((ev == "invoke") & (c("id") >= 0)).select(
+            "id",
+            "file",
+            "line",
+            "topic",
+            "txn",
+            "source",
+            F.when(c("txn") >= 0, _txn_key(F.shiftright("id", SEQ_BITS), "txn")).alias("key"),
+        )
         invokes = (
-            lines.where((ev == "invoke") & (c("id") >= 0))
+            attempts.join(self.txns, "key", "left")
             .groupBy("id")
-            .agg(F.max(F.struct("file", "line", "topic", "txn", "source")).alias("v"))  # the last invoke line wins
+            .agg(
+                F.max(F.struct("file", "line", "topic", "txn", "source")).alias("v"),  # the last invoke line wins
+                F.count(F.lit(1)).alias("attempts"),
+                F.max(attempt_state == TXN_COMMITTED).alias("any_attempt_committed"),
+                F.min(attempt_state == TXN_ABORTED).alias("every_attempt_aborted"),
+            )
             .select(
                 "id",
                 F.lit(True).alias("invoked"),
                 F.coalesce("v.topic", F.lit("")).alias("topic"),  # history.py reads an empty topic as ""
                 F.col("v.txn").alias("txn"),
                 F.col("v.source").alias("source"),
+                "attempts",
+                "any_attempt_committed",
+                "every_attempt_aborted",
             )
         )
-        code = F.lit(0)
-        for name, value in _OUTCOME.items():
-            code = F.when(ev == name, value).otherwise(code)
         outcomes = (
             lines.where(ev.isin(*_OUTCOME) & (c("id") >= 0))
             .groupBy("id")
             .agg(
-                F.max(code).alias("outcome"),  # the strongest line wins: an ack beats an "info"
+                *[F.max(ev == name).alias(f"saw_{name}") for name in _OUTCOME],
+                F.count(F.when(ev == "fail", 1)).alias("fails"),
                 F.max(F.when(ev == "ok", F.struct("file", "line", "partition", "offset"))).alias("ack"),
                 F.max(F.when(ev == "ok", c("partition"))).alias("ok_partition"),
             )
@@ -363,7 +408,14 @@ class _Job:
             .select(
                 "*",
                 F.coalesce("invoked", F.lit(False)).alias("sent"),
-                F.coalesce("outcome", F.lit(0)).alias("result"),
+                # Over all attempts: an ack beats everything; an info line or an attempt without
+                # its own fail line leaves the id open; failed only when every attempt failed.
+                F.when(c("saw_ok"), OK)
+                .when(c("saw_info"), INFO)
+                .when(c("saw_fail") & (c("fails") >= F.greatest(F.coalesce("attempts", F.lit(0)), F.lit(1))), FAIL)
+                .when(c("saw_fail"), INFO)
+                .otherwise(0)
+                .alias("result"),
                 F.coalesce("copies", F.lit(0)).alias("n_copies"),
                 F.when(c("invoked") & (c("txn") >= 0), _txn_key("session", "txn")).alias("key"),
                 F.when(
@@ -374,17 +426,24 @@ class _Job:
             .join(self.txns, "key", "left")
         )
         if self.ru is not None:  # what the read_uncommitted reader found where the acknowledgement points
-            at_ack = self.ru.select(c("pos").alias("ack_pos"), c("id").alias("ru_id"), F.lit(True).alias("ru_there"))
+            at_ack = self.ru.groupBy(c("pos").alias("ack_pos")).agg(
+                F.min("id").alias("ru_id"), F.collect_set("id").alias("ru_ids"), F.lit(True).alias("ru_there")
+            )
             facts = facts.join(at_ack, "ack_pos", "left")
         else:
             facts = facts.select(
-                "*", F.lit(None).cast("long").alias("ru_id"), F.lit(None).cast("boolean").alias("ru_there")
+                "*",
+                F.lit(None).cast("long").alias("ru_id"),
+                F.lit(None).cast("array<bigint>").alias("ru_ids"),
+                F.lit(None).cast("boolean").alias("ru_there"),
             )
 
         visible = c("sent") & (c("n_copies") > 0)
         in_txn = c("sent") & c("state").isNotNull()  # a transaction no ledger line names is no transaction
         committed = in_txn & (c("state") == TXN_COMMITTED)
         aborted = in_txn & (c("state") == TXN_ABORTED)
+        committed_any = c("sent") & (committed | c("any_attempt_committed"))
+        aborted_all = aborted & c("every_attempt_aborted")
         # The acknowledged partition where there is one; a send's topic where its partition is unknown.
         ack_at = F.concat_ws("/", c("topic"), c("ack.partition").cast("string"))
         to_read = c("sent") & F.when(
@@ -398,14 +457,17 @@ class _Job:
             "committed": committed,
             "aborted": aborted,
             "to_read": to_read,
-            "lost": to_read & ((~in_txn & (c("result") == OK)) | committed) & ~visible,
-            "aborted_read": visible & ((c("result") == FAIL) | aborted),
-            "indeterminate": c("sent") & (c("result") <= INFO) & ~(committed | aborted),
+            "committed_any": committed_any,
+            "aborted_all": aborted_all,
+            "resent": c("sent") & (c("attempts") > 1),
+            "lost": to_read & ((~in_txn & (c("result") == OK)) | committed_any) & ~visible,
+            "aborted_read": visible & ((c("result") == FAIL) | aborted_all),
+            "indeterminate": c("sent") & (c("result") <= INFO) & ~(committed_any | aborted_all),
             "zombie": visible & in_txn & c("fence").isNotNull() & (acted >= c("fence")),
             # An acknowledgement the read_uncommitted reader does not confirm, while that
             # offset holds something else or the id was read elsewhere.
             "ack_bad": c("ack_pos").isNotNull()
-            & ~F.coalesce(c("ru_there") & (c("ru_id") == c("id")), F.lit(False))
+            & ~F.coalesce(F.array_contains("ru_ids", c("id")), F.lit(False))
             & (F.coalesce(c("ru_there"), F.lit(False)) | visible)
             & F.lit(self.ru is not None),
         }
@@ -427,15 +489,18 @@ class _Job:
         self.partly = per_txn.where((c("sent") > 0) & (c("unread") > 0))
         # inconsistent_offset, the readers' part: rows of read_committed that read_uncommitted does not match.
         if self.rc is not None and self.ru is not None:
-            ru = self.ru.select("pos", c("id").alias("ru_id"), F.lit(True).alias("there"))
-            self.disagree: DataFrame | None = self.rc.join(ru, "pos", "left")
-            self.disagree = self.disagree.where(c("there").isNull() | (c("ru_id") != c("id")))
+            # Where read_uncommitted read several ids at one offset, any of them agrees; shown is the smallest.
+            ru_at = self.ru.groupBy("pos").agg(F.min("id").alias("ru_id"), F.lit(True).alias("there"))
+            self.disagree: DataFrame | None = self.rc.join(self.ru.select("pos", "id"), ["pos", "id"], "left_anti")
+            self.disagree = self.disagree.join(ru_at, "pos", "left")
         else:
             self.disagree = None
         # order: first copies per (session, partition) in offset order, against the highest seq before them.
         self.sent = self.facts.where("sent").select("id", "producer", "txn")
+        # Ids sent once only: a resent id's place in the send order is unknown.
+        once = self.facts.where(c("sent") & ~c("resent")).select("id")
         self.firsts = (
-            self.cv.join(self.sent.select("id"), "id")
+            self.cv.join(once, "id")
             .groupBy("id")
             # A duplicated id counts where it was first stored.
             .agg(F.min(F.struct("pos", "topic", "partition", "offset")).alias("f"))
@@ -495,6 +560,8 @@ class _Job:
         ]
         if self.disagree is not None:
             parts.append(self.disagree.agg(F.count(F.lit(1)).alias("disagree")))
+        for iso, df in self.repeated.items():
+            parts.append(df.agg(F.count(F.lit(1)).alias(f"repeated_{iso}")))
         for i, (_, inputs) in enumerate(self.eos_inputs):
             parts.append(
                 inputs.agg(n(c("outputs") == 0).alias(f"eos_zero_{i}"), n(c("outputs") > 1).alias(f"eos_many_{i}"))
@@ -548,7 +615,7 @@ class _Job:
 
     def _aborted_read(self) -> dict[str, Any]:
         def make(r: Row) -> dict[str, Any]:
-            why = "transaction aborted" if r.aborted else "send failed"
+            why = "transaction aborted" if r.aborted_all else "send failed"
             return self._at({**_about(r), "why": why, "at": None}, r.id)
 
         return self._examples("aborted_read", self.counts.aborted_read, make)
@@ -607,12 +674,21 @@ class _Job:
         return _finding(self.counts.partly, [_transaction(r, read=r.sent, not_read=r.unread) for r in rows])
 
     def _inconsistent(self) -> dict[str, Any]:
-        if self.ru is None:
-            return _finding(0, [])
         t = self.counts
+        examples: list[dict[str, Any]] = []
+        count = 0
+        for iso in ISOLATIONS:  # offsets a reader returned twice or more
+            if iso in self.repeated:
+                n = t[f"repeated_{iso}"]
+                count += n
+                for r in self._first(self.repeated[iso], "pos", limit=self.n - len(examples)) if n else []:
+                    read = [_shown(i) for i in r.ids]
+                    examples.append({"at": _where(r.topic, r.partition, r.offset), "read_by": iso, "read": read})
+        if self.ru is None:
+            return _finding(count, examples)
         disagree = t.disagree if self.disagree is not None else 0
-        examples = []
-        for r in self._first(self.disagree, "pos") if disagree else []:  # type: ignore[arg-type]
+        rows = self._first(self.disagree, "pos", limit=self.n - len(examples)) if disagree else []  # type: ignore[arg-type]
+        for r in rows:
             examples.append(
                 {
                     "at": _where(r.topic, r.partition, r.offset),
@@ -624,7 +700,7 @@ class _Job:
             for r in self._first(self.facts.where("ack_bad"), "id", limit=self.n - len(examples)):
                 there = _shown(r.ru_id) if r.ru_there else None
                 examples.append({"at": _acked_at(r), "acknowledged": r.id, "read_uncommitted": there})
-        return _finding(disagree + t.ack_bad, examples)
+        return _finding(count + disagree + t.ack_bad, examples)
 
     def _exactly_once(self, pairs: tuple[tuple[str, str], ...]) -> dict[str, dict[str, Any]]:
         c = F.col
@@ -682,7 +758,7 @@ def _literal_map(mapping: dict[Any, Any], value_type: str, key_type: str = "stri
     return F.create_map(*[F.lit(x) for kv in mapping.items() for x in kv]).cast(f"map<{key_type},{value_type}>")
 
 
-def _txn_key(session: str, txn: str) -> Column:
+def _txn_key(session: str | Column, txn: str) -> Column:
     return F.shiftleft(session, SEQ_BITS).bitwiseOR(F.col(txn))
 
 
@@ -703,13 +779,18 @@ def _header_state(path: Path) -> bool | None:
     return tuple(next(csv.reader([first.decode("utf-8", errors="replace")]), [])) == COLUMNS
 
 
-def _parquet_views(spark: SparkSession, reads: Path) -> tuple[dict[str, DataFrame], set[tuple[str, int]]]:
-    """The read-back files, and the partitions their readers say they read."""
-    views, declared = {}, set()
+def _parquet_views(
+    spark: SparkSession, reads: Path
+) -> tuple[dict[str, DataFrame], set[tuple[str, int]], dict[str, int]]:
+    """The read-back files, the partitions their readers say they read, and how many each topic has."""
+    views, declared, counts = {}, set(), {}
     for isolation in ISOLATIONS:
         path = view_path(reads, isolation)
         if path.exists():
-            declared |= {(t, p) for t, ps in partitions_read(pq.read_schema(path)).items() for p in ps}
+            schema = pq.read_schema(path)
+            declared |= {(t, p) for t, ps in partitions_read(schema).items() for p in ps}
+            for t, n in topic_partitions(schema).items():
+                counts[t] = max(n, counts.get(t, 0))
             views[isolation] = spark.read.parquet(str(path)).select(
                 "topic",
                 F.col("partition").cast("long").alias("partition"),
@@ -717,12 +798,12 @@ def _parquet_views(spark: SparkSession, reads: Path) -> tuple[dict[str, DataFram
                 F.col("id").cast("long").alias("id"),
                 F.monotonically_increasing_id().alias("order"),  # file order: decides which topic counts as first
             )
-    return views, declared
+    return views, declared, counts
 
 
 def _kafka_views(
     spark: SparkSession, bootstrap: str, topics: Sequence[str]
-) -> tuple[dict[str, DataFrame], set[tuple[str, int]]]:
+) -> tuple[dict[str, DataFrame], set[tuple[str, int]], dict[str, int]]:
     """Both isolation levels' views of ``topics`` up to the high watermarks taken now, as ``read_back`` writes them."""
     ends = high_watermarks(bootstrap, topics, wait_s=10)
     ending = json.dumps({t: {str(p): end for (tt, p), end in ends.items() if tt == t} for t in topics})
@@ -745,8 +826,8 @@ def _kafka_views(
             .load()
         )
         head = F.col("head")
-        number = F.expr(r"try_cast(regexp_replace(head, '[\\s_]', '') AS BIGINT)")
-        record_id = F.coalesce(F.when(head.rlike(_DECIMAL), number), F.lit(UNDECODABLE_ID))
+        number = F.expr("try_cast(head AS BIGINT)")
+        record_id = F.coalesce(F.when(head.rlike(_DECODABLE), number), F.lit(UNDECODABLE_ID))
         rows = records.select(
             "topic",
             F.col("partition").cast("long").alias("partition"),
@@ -769,7 +850,7 @@ def _kafka_views(
         # Topics first appear in the order listed. (read_back's files hold rows as they
         # arrived; that order only matters for a topic no ledger sent to, see summarize.)
         views[isolation] = rows.withColumn("order", _position(rank, "partition", "offset"))
-    return views, set(ends)
+    return views, set(ends), {t: sum(1 for tt, _ in ends if tt == t) for t in topics}
 
 
 # --- running it ---------------------------------------------------------------------------

@@ -11,6 +11,11 @@ slot, and everything known about a send (outcome, transaction, acknowledged posi
 source) lives in flat arrays indexed by slot. Looking an id up is then arithmetic, not a
 sort or a hash, which is what keeps the checker linear in the number of records.
 
+**Attempts.** An id may be sent more than once: a restarted app resends what it does not know
+to be written, in a new ledger file (and an app bug may send it twice). Its slot holds its
+last invoke (topic, transaction, source); every earlier invoke is kept aside (``Sends.earlier_*``,
+few in any run), and the outcome weighs all of them (``OK`` ... below).
+
 **Positions.** One int64 per stored record: ``topic code << 52 | partition << 40 | offset``,
 so a read-back is ascending in position order and two read-backs join by position.
 
@@ -41,8 +46,13 @@ from harness.history import memory
 from harness.history.ledger import COLUMNS, END_MARK, EVENTS, INT_COLUMNS
 from harness.history.records import SEQ_BITS
 
-# Outcome of a send, by strength: a stronger line wins (an ack beats an "info").
+# Outcome of a send over all its attempts: OK when any ``ok`` line says written; else INFO
+# (unknown) when any ``info`` line, or an attempt without a definite failure (in flight at a
+# crash, or when the app stopped), leaves it open; FAIL only when every attempt has its
+# ``fail`` line (librdkafka reports each produce() once, so as many ``fail`` lines as invokes
+# means every attempt failed); NO_OUTCOME when no line says anything.
 NO_OUTCOME, INFO, FAIL, OK = 0, 1, 2, 3
+_SAW = {INFO: 1, FAIL: 2, OK: 4}  # while loading: which kinds of outcome line an id has, as bits
 # Transaction states, by strength.
 TXN_OPEN, TXN_UNKNOWN, TXN_ABORTED, TXN_COMMITTED = 0, 1, 2, 3
 _TXN_END = {"txn-unknown": TXN_UNKNOWN, "txn-aborted": TXN_ABORTED, "txn-committed": TXN_COMMITTED}
@@ -55,6 +65,9 @@ ISOLATIONS = ("read_committed", "read_uncommitted")
 # Parquet schema metadata of a read-back: JSON {topic: [partition, ...]} of what it read. A
 # partition that held nothing leaves no row, yet "read and empty" must not pass for "not read".
 PARTITIONS_READ_KEY = b"kafka-eos-harness.partitions_read"
+# And JSON {topic: partitions} of how many partitions each of those topics has: a send never
+# acknowledged went to an unknown partition, which was read for sure only if all of them were.
+TOPIC_PARTITIONS_KEY = b"kafka-eos-harness.topic_partitions"
 
 OFFSET_BITS, PARTITION_BITS, TOPIC_BITS = 40, 12, 11
 TP_SHIFT = OFFSET_BITS + PARTITION_BITS
@@ -93,20 +106,40 @@ class Sends:
     topic: np.ndarray  # int16 topic code, -1 unknown
     txn: np.ndarray  # int32 transaction number in its session, -1 outside transactions
     source: np.ndarray  # int64 input record id of a transform output, -1 otherwise
-    outcome: np.ndarray  # int8 NO_OUTCOME / INFO / FAIL / OK
-    ack_pos: np.ndarray  # int64 acknowledged position, -1 none
+    outcome: np.ndarray  # int8 NO_OUTCOME / INFO / FAIL / OK, over all attempts
+    ack_pos: np.ndarray  # int64 acknowledged position (of the last ``ok`` line), -1 none
+    # One entry per invoke line that was not its id's last: the slot, and the transaction
+    # that attempt was in (-1 outside transactions).
+    earlier_slot: np.ndarray  # int64, ascending
+    earlier_txn: np.ndarray  # int32
 
 
 @dataclass
 class View:
-    """What one reader saw: rows in position order."""
+    """What one reader saw: rows in position order, each (position, id) once.
+
+    A reader returns each offset once. A read-back that holds an offset twice or more is
+    faulty there: the copies are one row when they agree (so one offset is never two
+    copies of a record), and stay one row per distinct id when they do not (each id was
+    read there); either way the position is listed in ``repeated``.
+    """
 
     isolation: str
     pos: np.ndarray  # int64, ascending
-    id: np.ndarray  # int64 record id, MARKER_ID or UNDECODABLE_ID
+    id: np.ndarray  # int64 record id, MARKER_ID or UNDECODABLE_ID; ascending within a position
     # int64 ascending ``topic code << PARTITION_BITS | partition`` of every partition the
     # reader read, including the ones where it found nothing
     partitions: np.ndarray
+    repeated: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))  # int64 positions read twice or more
+    # topic code -> how many partitions the topic has, where the read-back says (TOPIC_PARTITIONS_KEY)
+    topic_partitions: dict[int, int] = field(default_factory=dict)
+
+    def conflicts(self) -> np.ndarray:
+        """Positions read with two different ids or more (some of ``repeated``), ascending."""
+        if not len(self.repeated):
+            return self.repeated
+        rows = np.flatnonzero(np.isin(self.pos, self.repeated))
+        return np.unique(self.pos[rows[1:][self.pos[rows[1:]] == self.pos[rows[:-1]]]])
 
 
 @dataclass
@@ -469,7 +502,9 @@ class _SlotBuilder:
     """Per-session columns indexed by seq, grown as ledger lines arrive; joined into slots at the end.
 
     Filling by seq as lines are read keeps memory at one copy of the columns (no staging
-    of raw lines), and taking the same line twice changes nothing.
+    of raw lines). An invoke of a seq invoked before moves the earlier attempt aside
+    (``earlier``), and the ids of ``fail`` lines are kept (``failed``): both are few, and they
+    are the only lines kept as lines.
     """
 
     _COLUMNS: ClassVar[dict[str, tuple[type, int | bool]]] = {
@@ -477,13 +512,15 @@ class _SlotBuilder:
         "topic": (np.int16, -1),
         "txn": (np.int32, -1),
         "source": (np.int64, -1),
-        "outcome": (np.int8, NO_OUTCOME),
+        "saw": (np.int8, 0),  # _SAW bits of the outcome lines
         "ack_pos": (np.int64, -1),
     }
 
     def __init__(self) -> None:
         self.cols: dict[int, dict[str, np.ndarray]] = {}
         self.size: dict[int, int] = {}
+        self.earlier: list[tuple[np.ndarray, np.ndarray]] = []  # (ids, txn) of attempts sent again since
+        self.failed: list[np.ndarray] = []  # ids of the ``fail`` lines
 
     def _per_session(self, ids: np.ndarray) -> Iterator[tuple[dict[str, np.ndarray], np.ndarray, np.ndarray | slice]]:
         """(columns of the session, seqs, selector into the batch) for each session in ``ids``."""
@@ -510,14 +547,28 @@ class _SlotBuilder:
 
     def invoke(self, ids: np.ndarray, topic: np.ndarray, txn: np.ndarray, source: np.ndarray) -> None:
         for cols, seq, pick in self._per_session(ids):
+            session_ids, txn_of = ids[pick], txn[pick]
+            last: np.ndarray | slice = slice(None)
+            if len(seq) > 1 and not np.all(seq[1:] > seq[:-1]):  # a seq twice in this piece: rare
+                order = np.argsort(seq, kind="stable")
+                again = seq[order[1:]] == seq[order[:-1]]  # in line order: all but each seq's last are earlier
+                before = order[:-1][again]
+                self.earlier.append((session_ids[before], txn_of[before]))
+                last = np.sort(order[np.r_[~again, True]])
+            seq = seq[last]
+            resent = np.flatnonzero(cols["invoked"][seq])  # invoked in an earlier piece or file
+            if len(resent):
+                self.earlier.append((session_ids[last][resent], cols["txn"][seq[resent]]))
             cols["invoked"][seq] = True
-            cols["topic"][seq] = topic[pick]
-            cols["txn"][seq] = txn[pick]
-            cols["source"][seq] = source[pick]
+            cols["topic"][seq] = topic[pick][last]
+            cols["txn"][seq] = txn_of[last]
+            cols["source"][seq] = source[pick][last]
 
     def outcome(self, ids: np.ndarray, code: int) -> None:
         for cols, seq, _ in self._per_session(ids):
-            cols["outcome"][seq] = np.maximum(cols["outcome"][seq], code)
+            cols["saw"][seq] |= _SAW[code]
+        if code == FAIL:
+            self.failed.append(ids)
 
     def ack(self, ids: np.ndarray, partition: np.ndarray, offset: np.ndarray) -> None:
         for cols, seq, pick in self._per_session(ids):
@@ -544,7 +595,39 @@ class _SlotBuilder:
             base=np.concatenate([[0], np.cumsum(size)[:-1]]).astype(np.int64),
             size=size,
         )
-        return sessions, Sends(**columns)
+
+        def slots(ids: np.ndarray) -> np.ndarray:  # of ids of sessions that are there
+            k = np.searchsorted(sessions.id, ids >> SEQ_BITS)
+            return sessions.base[k] + (ids & ((1 << SEQ_BITS) - 1))
+
+        earlier_ids = np.concatenate([e[0] for e in self.earlier] or [np.empty(0, np.int64)])
+        order = np.argsort(earlier_ids, kind="stable")
+        earlier_slot = slots(earlier_ids[order])
+        earlier_txn = np.concatenate([e[1] for e in self.earlier] or [np.empty(0, np.int32)])[order]
+        failed = slots(np.concatenate(self.failed or [np.empty(0, np.int64)]))
+        outcome = _outcome(columns.pop("saw"), failed, earlier_slot)
+        return sessions, Sends(
+            **columns,
+            outcome=outcome,
+            earlier_slot=earlier_slot,
+            earlier_txn=earlier_txn.astype(np.int32),
+        )
+
+
+def _outcome(saw: np.ndarray, failed: np.ndarray, earlier_slot: np.ndarray) -> np.ndarray:
+    """Per slot, the outcome over all attempts (see ``OK``) from the outcome lines seen (``failed``:
+    the slot of each ``fail`` line) and the attempts: the last invoke, and one per ``earlier_slot``."""
+    outcome = np.full(len(saw), NO_OUTCOME, np.int8)
+    outcome[(saw & _SAW[FAIL]) > 0] = FAIL
+    outcome[(saw & _SAW[INFO]) > 0] = INFO
+    outcome[(saw & _SAW[OK]) > 0] = OK
+    if len(earlier_slot):  # an attempt without its own ``fail`` line leaves the id open
+        resent, attempts = np.unique(earlier_slot, return_counts=True)
+        attempts += 1
+        failed = np.sort(failed)
+        fails = np.searchsorted(failed, resent, side="right") - np.searchsorted(failed, resent)
+        outcome[resent[(outcome[resent] == FAIL) & (fails < attempts)]] = INFO
+    return outcome
 
 
 def distinct(values: np.ndarray) -> np.ndarray:
@@ -633,20 +716,35 @@ def _read_view(path: Path, isolation: str, topics: _TopicCodes) -> View:
         position(topics.encode(batch.column("topic")), partition, batch.column("offset").to_numpy(), out=pos[rows])
         ids[rows] = batch.column("id").to_numpy()
         window = pos[max(at - 1, 0) : at + k]  # this batch and the row before it
-        ascending = ascending and bool(np.all(window[1:] >= window[:-1]))
+        # Strictly: an offset read twice is as rare as a view out of order, and as cheap to see here.
+        ascending = ascending and bool(np.all(window[1:] > window[:-1]))
         at += k
+    repeated = np.empty(0, np.int64)
     if not ascending:
         _sort_by_position(pos, ids)
+        pos, ids, repeated = _once_per_position(pos, ids)
     read = [_partition_keys_in(pos)]  # what has rows was read, whatever the metadata says
     for topic, partitions in partitions_read(f.schema_arrow).items():
         if topic in topics:  # a topic no ledger sent to and no row came from concerns no send
             read.append((topics.code(topic) << PARTITION_BITS) | np.array(partitions, np.int64))
-    return View(isolation, pos, ids, np.unique(np.concatenate(read)))
+    counts = {topics.code(t): n for t, n in topic_partitions(f.schema_arrow).items() if t in topics}
+    return View(isolation, pos, ids, np.unique(np.concatenate(read)), repeated, counts)
 
 
-def partitions_read_metadata(read: dict[str, list[int]]) -> dict[bytes, bytes]:
-    """The schema metadata a read-back writes: which partitions of which topics it read."""
-    return {PARTITIONS_READ_KEY: json.dumps(read, sort_keys=True).encode()}
+def partitions_read_metadata(
+    read: dict[str, list[int]], partition_counts: dict[str, int] | None = None
+) -> dict[bytes, bytes]:
+    """The schema metadata a read-back writes: which partitions of which topics it read, and how many
+    partitions each of those topics has (where known)."""
+    metadata = {PARTITIONS_READ_KEY: json.dumps(read, sort_keys=True).encode()}
+    if partition_counts is not None:
+        metadata[TOPIC_PARTITIONS_KEY] = json.dumps(partition_counts, sort_keys=True).encode()
+    return metadata
+
+
+def topic_partitions(schema: pa.Schema) -> dict[str, int]:
+    """How many partitions each topic read has, as the read-back says; empty for files written without it."""
+    return json.loads((schema.metadata or {}).get(TOPIC_PARTITIONS_KEY, b"{}"))
 
 
 def partitions_read(schema: pa.Schema) -> dict[str, list[int]]:
@@ -663,6 +761,22 @@ def _partition_keys_in(pos: np.ndarray) -> np.ndarray:
         keys.append(key)
         at = int(np.searchsorted(pos, (key + 1) << OFFSET_BITS))
     return np.array(keys, np.int64)
+
+
+def _once_per_position(pos: np.ndarray, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Rows sorted by position: each (position, id) once, ids ascending within a position, and
+    the positions that came more than once."""
+    again = np.flatnonzero(pos[1:] == pos[:-1]) + 1
+    if not len(again):
+        return pos, ids, np.empty(0, np.int64)
+    repeated = np.unique(pos[again])
+    # Only the rows of repeated positions need ordering by id; the rest stay where they are.
+    rows = np.flatnonzero(np.isin(pos, repeated))
+    rows = rows[np.lexsort((ids[rows], pos[rows]))]
+    ids[np.sort(rows)] = ids[rows]
+    keep = np.ones(len(pos), bool)
+    keep[1:] = (pos[1:] != pos[:-1]) | (ids[1:] != ids[:-1])
+    return pos[keep], ids[keep], repeated
 
 
 def _sort_by_position(pos: np.ndarray, ids: np.ndarray) -> None:

@@ -50,16 +50,18 @@ def read_back(
     """Write both views of ``topics`` under ``out_dir``; returns ``out_dir``.
 
     ``only`` limits the named topics to some of their partitions: a consumer assigned a
-    part of a topic. Each file records the partitions it read (``partitions_read``).
+    part of a topic. Each file records the partitions it read (``partitions_read``), and how
+    many partitions each topic has (``topic_partitions``).
     ``login``: on a secured cluster, a user allowed to read them (KafkaCluster.client_config).
     """
     out_dir.mkdir(parents=True, exist_ok=True)
     marks = high_watermarks(bootstrap, topics, login)
     only = only or {}
     targets = {(t, p): hwm for (t, p), hwm in marks.items() if t not in only or p in only[t]}
+    partitions = {t: sum(1 for tt, _ in marks if tt == t) for t in topics}
     for isolation in ISOLATIONS:
         consumer = _consumer(bootstrap, isolation, login or {})
-        _read_view(consumer, targets, isolation, view_path(out_dir, isolation), timeout_s)
+        _read_view(consumer, targets, partitions, isolation, view_path(out_dir, isolation), timeout_s)
     return out_dir
 
 
@@ -79,7 +81,12 @@ def _consumer(bootstrap: str, isolation: str, login: dict[str, str]) -> Consumer
 
 
 def _read_view(
-    consumer: Consumer, targets: dict[tuple[str, int], int], isolation: str, path: Path, timeout_s: float
+    consumer: Consumer,
+    targets: dict[tuple[str, int], int],
+    partitions: dict[str, int],
+    isolation: str,
+    path: Path,
+    timeout_s: float,
 ) -> None:
     """Read ``targets``' partitions from the start to their high watermark with ``consumer``
     (closed at the end) into ``path``."""
@@ -89,7 +96,7 @@ def _read_view(
         read: dict[str, list[int]] = {}
         for t, p in targets:
             read.setdefault(t, []).append(p)
-        with pq.ParquetWriter(path, SCHEMA.with_metadata(partitions_read_metadata(read))) as out:
+        with pq.ParquetWriter(path, SCHEMA.with_metadata(partitions_read_metadata(read, partitions))) as out:
 
             def flush() -> None:
                 if rows["id"]:

@@ -9,9 +9,19 @@ the same head, with the id of the record they came from after the ``|`` or in th
 Negative numbers are never ids; two of them are reserved for what a read-back stores
 where no id is: ``MARKER_ID`` for an offset that held no data record (a transaction
 marker), ``UNDECODABLE_ID`` for a data record whose value carries no harness id.
+
+**Decoding** (``decode_id``) accepts exactly what ``encode_value`` writes: the head (all
+before the first ``|``, or the whole value without one) must be the canonical decimal of a
+non-negative int64, that is ASCII digits only, no sign, blank, underscore or leading zero,
+at most 2**63 - 1. Anything else is ``UNDECODABLE_ID``. So no stored value can decode to a
+reserved id (``-1|...`` is no marker), two different heads never decode to one id, and a
+head too long for int64 never stops a read-back. ``DECODABLE_HEAD`` is the same rule as a
+regular expression (to match a whole head), for readers that are not Python (the Spark engine).
 """
 
 from __future__ import annotations
+
+import re
 
 SEQ_BITS = 32
 VALUE_SEPARATOR = b"|"
@@ -29,8 +39,15 @@ def encode_value(record_id: int, value_bytes: int) -> bytes:
     return head + b"x" * max(0, value_bytes - len(head))
 
 
+# To match the whole head; and the value must be at most 2**63 - 1 (19 digits can exceed it).
+DECODABLE_HEAD = "0|[1-9][0-9]{0,18}"
+_DECODABLE = re.compile(DECODABLE_HEAD.encode())
+_MAX_ID = (1 << 63) - 1
+
+
 def decode_id(value: bytes | None) -> int:
-    try:
-        return int((value or b"").split(VALUE_SEPARATOR, 1)[0])
-    except ValueError:
+    head = (value or b"").split(VALUE_SEPARATOR, 1)[0]
+    if _DECODABLE.fullmatch(head) is None:
         return UNDECODABLE_ID
+    record_id = int(head)
+    return record_id if record_id <= _MAX_ID else UNDECODABLE_ID

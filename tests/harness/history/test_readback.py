@@ -42,3 +42,5 @@ def test_read_committed_waits_for_an_open_transaction_and_reads_what_was_committ
     views = columns.load([], reads).views
     assert sorted(views["read_committed"].id.tolist()) == [2, 3, 4, 5, 6]
     assert sorted(i for i in views["read_uncommitted"].id.tolist() if i > 0) == [1, 2, 3, 4, 5, 6]
+    # Each file says how many partitions the topic has (one here), beside the partitions it read.
+    assert [v.topic_partitions for v in views.values()] == [{0: 1}, {0: 1}]

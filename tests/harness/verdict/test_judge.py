@@ -1,0 +1,165 @@
+"""The judgement itself, without a cluster: a variant's result against its expectations (``judge``),
+and a pair's outcome from its two variants (``PairVerdict.outcome``), over every combination."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import pytest
+
+from harness.checker.anomalies import CheckResult, Finding
+from harness.checker.catalogue import ANOMALIES
+from harness.verdict.judge import ALLOWED, FORBIDDEN, ONE_OF, REQUIRED, RULES, PairVerdict, VariantVerdict, judge
+
+HISTORY, CLIENT, SINK = "duplicate", "app_fenced", "sink_missing"  # one finding of each source
+
+
+def _result(**counts: int) -> CheckResult:
+    return CheckResult({name: Finding(counts.get(name, 0)) for name in ANOMALIES}, {}, {})
+
+
+def _context(fault_errors: list[str] | None = None, **counts: int) -> dict[str, Any]:
+    """A side's context whose client and sink findings have ``counts``."""
+    context: dict[str, Any] = {
+        "workload": [{"app": "a", "incarnation": i + 1, "fenced": {}} for i in range(counts.get(CLIENT, 0))],
+        "sink": {SINK: {"count": counts.get(SINK, 0), "examples": []}},
+    }
+    if fault_errors:
+        context["fault_errors"] = fault_errors
+    return context
+
+
+def _judge(expect: dict[str, str], fault_errors: list[str] | None = None, **counts: int) -> VariantVerdict:
+    history = {k: v for k, v in counts.items() if k in ANOMALIES}
+    return judge("X1", "control", _result(**history), expect, _context(fault_errors, **counts))
+
+
+# --- one finding, one rule -------------------------------------------------------------------
+
+MET = {  # (rule, found) -> met
+    (REQUIRED, False): False,
+    (REQUIRED, True): True,
+    (FORBIDDEN, False): True,
+    (FORBIDDEN, True): False,
+    (ONE_OF, False): False,  # a one-of set of one: that one is required
+    (ONE_OF, True): True,
+    (ALLOWED, False): True,
+    (ALLOWED, True): True,
+}
+
+
+@pytest.mark.parametrize("finding", [HISTORY, CLIENT, SINK])
+@pytest.mark.parametrize(("rule", "found"), sorted(MET))
+def test_each_rule_for_a_finding_of_each_source(finding: str, rule: str, found: bool) -> None:
+    verdict = _judge({finding: rule}, **{finding: 2 * found})
+    assert verdict.passed == MET[(rule, found)], verdict.reasons
+    assert verdict.count(finding) == 2 * found
+    assert len(verdict.reasons) == (not MET[(rule, found)])
+    if not verdict.passed:
+        assert finding in verdict.reasons[0]
+
+
+def test_no_expectation_judges_nothing() -> None:
+    verdict = _judge({}, **{HISTORY: 3, CLIENT: 1, SINK: 1})
+    assert verdict.passed and verdict.reasons == []
+    assert verdict.shown() == [HISTORY, CLIENT, SINK]  # found, though unjudged
+
+
+# --- every combination of two findings -------------------------------------------------------
+
+
+def _met(expect: dict[str, str], counts: dict[str, int], faulty: bool) -> bool:
+    """What the docstring of harness.verdict.judge says, spelt out."""
+    required = all(counts[a] > 0 for a, r in expect.items() if r == REQUIRED)
+    forbidden = all(counts[a] == 0 for a, r in expect.items() if r == FORBIDDEN)
+    one_of = [a for a, r in expect.items() if r == ONE_OF]
+    return required and forbidden and (not one_of or any(counts[a] > 0 for a in one_of)) and not faulty
+
+
+@pytest.mark.parametrize(
+    ("rules", "counts", "faulty"),
+    list(itertools.product(itertools.product(RULES, repeat=2), itertools.product((0, 1), repeat=2), (False, True))),
+)
+def test_every_combination_of_rules_counts_and_fault_errors(
+    rules: tuple[str, str], counts: tuple[int, int], faulty: bool
+) -> None:
+    findings = (HISTORY, SINK)
+    expect = dict(zip(findings, rules, strict=True))
+    found = dict(zip(findings, counts, strict=True))
+    verdict = _judge(expect, ["step 1 failed"] if faulty else None, **found)
+    assert verdict.passed == _met(expect, found, faulty), (expect, found, verdict.reasons)
+    assert (not verdict.passed) == bool(verdict.reasons)
+    assert any("fault schedule error" in r for r in verdict.reasons) == faulty
+
+
+def test_one_of_names_the_whole_set_once() -> None:
+    verdict = _judge({HISTORY: ONE_OF, "lost": ONE_OF, SINK: ONE_OF})
+    assert verdict.reasons == ["expected one of duplicate, lost, sink_missing, found none"]
+    assert _judge({HISTORY: ONE_OF, "lost": ONE_OF, SINK: ONE_OF}, lost=1).passed
+
+
+def test_the_verdict_document_counts_every_finding_and_says_whether_it_passed() -> None:
+    verdict = _judge({HISTORY: REQUIRED, CLIENT: FORBIDDEN}, **{HISTORY: 1, CLIENT: 1})
+    doc = verdict.to_json()
+    assert doc["passed"] is False and doc["reasons"] == ["found 1 app_fenced anomalies, none allowed"]
+    assert doc["counts"][HISTORY] == 1 and doc["counts"][CLIENT] == 1 and doc["counts"]["lost"] == 0
+
+
+# --- a pair's outcome --------------------------------------------------------------------------
+
+
+def _variant(name: str, passed: bool, faulty: bool) -> VariantVerdict:
+    # Passing or not through the judgement itself: the control requires a duplicate, the guarantee forbids it.
+    rule = REQUIRED if name == "control" else FORBIDDEN
+    verdict = judge(
+        "X1",
+        name,
+        _result(duplicate=int(passed == (name == "control"))),
+        {HISTORY: rule},
+        _context(["a step did not happen"] if faulty else None),
+    )
+    assert verdict.passed == (passed and not faulty)
+    return verdict
+
+
+def _outcome(research: bool, control: tuple[bool, bool], guarantee: tuple[bool, bool]) -> str:
+    """The pair's rules, in their order: a research pair is reported; a fault that did not happen as
+    written proves nothing; a guarantee that broke its promise fails the pair; a clean guarantee
+    beside a control that did not show its anomaly proves nothing either."""
+    if research:
+        return "reported"
+    if control[1] or guarantee[1]:
+        return "inconclusive"
+    if not guarantee[0]:
+        return "failed"
+    return "passed" if control[0] else "inconclusive"
+
+
+@pytest.mark.parametrize(
+    ("research", "control", "guarantee"),
+    list(itertools.product((False, True), *[list(itertools.product((True, False), repeat=2))] * 2)),
+)
+def test_pair_outcome_over_every_combination(
+    research: bool, control: tuple[bool, bool], guarantee: tuple[bool, bool]
+) -> None:
+    """``control`` and ``guarantee``: (met its expectation, had a fault schedule error)."""
+    pair = PairVerdict("X1", "title", _variant("control", *control), _variant("guarantee", *guarantee), research)
+    assert pair.outcome == _outcome(research, control, guarantee)
+    assert pair.to_json()["verdict"] == pair.outcome
+
+
+@pytest.mark.parametrize(
+    ("control", "guarantee", "outcome"),
+    [
+        ((True, False), (True, False), "passed"),
+        ((False, False), (True, False), "inconclusive"),  # the fault proved nothing
+        ((True, False), (False, False), "failed"),
+        ((False, False), (False, False), "failed"),  # a broken promise fails, whatever the control did
+        ((True, True), (False, False), "inconclusive"),  # the schedule broke: no claim either way
+        ((True, False), (False, True), "inconclusive"),
+    ],
+)
+def test_pair_outcomes_spelt_out(control: tuple[bool, bool], guarantee: tuple[bool, bool], outcome: str) -> None:
+    pair = PairVerdict("X1", "title", _variant("control", *control), _variant("guarantee", *guarantee))
+    assert pair.outcome == outcome
