@@ -34,7 +34,7 @@ from pyspark.sql import functions as F
 from pyspark.sql.streaming import DataStreamWriter, StreamingQuery
 
 from harness.errors import HarnessError
-from harness.history import records
+from harness.jvm.spark import record_id
 from harness.jvm.spark import session as harness_session
 from harness.settings import Settings
 
@@ -132,7 +132,7 @@ def read_kafka(spark: SparkSession, args: argparse.Namespace) -> DataFrame:
 def input_id() -> Any:
     """The input record's harness id: the decimal before the first separator of its value
     (harness.history.records)."""
-    return F.substring_index(F.col("value").cast("string"), records.VALUE_SEPARATOR.decode(), 1).cast("long")
+    return record_id(F.col("value"))
 
 
 def run(args: argparse.Namespace, writer: DataStreamWriter) -> dict[str, Any]:

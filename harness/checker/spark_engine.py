@@ -48,7 +48,8 @@ from harness.history.columns import (
 )
 from harness.history.ledger import COLUMNS, END_MARK, EVENTS, INT_COLUMNS
 from harness.history.readback import high_watermarks
-from harness.history.records import DECODABLE_HEAD, MARKER_ID, SEQ_BITS, UNDECODABLE_ID
+from harness.history.records import MARKER_ID, SEQ_BITS
+from harness.jvm import spark as harness_spark
 
 _TP_SHIFT = OFFSET_BITS + PARTITION_BITS  # a position is topic code << 52 | partition << 40 | offset
 _SEQ_MASK = (1 << SEQ_BITS) - 1
@@ -59,9 +60,6 @@ _CSV_OPTIONS = {"mode": "PERMISSIVE", "columnNameOfCorruptRecord": _CORRUPT, "es
 _INTEGER = r"^-?[0-9]+$"  # what history.py accepts in an integer column
 _OUTCOME = {"info": INFO, "fail": FAIL, "ok": OK}
 _TXN_EVENTS = EVENTS[EVENTS.index("txn-begin") : EVENTS.index("txn-unknown") + 1]
-# records.decode_id's rule: the whole head a canonical non-negative decimal (\z: the very end, not
-# before a last newline as $ would), and try_cast's null for what does not fit int64.
-_DECODABLE = rf"^(?:{DECODABLE_HEAD})\z"
 
 
 def check(
@@ -825,15 +823,12 @@ def _kafka_views(
             .option("failOnDataLoss", "false")
             .load()
         )
-        head = F.col("head")
-        number = F.expr("try_cast(head AS BIGINT)")
-        record_id = F.coalesce(F.when(head.rlike(_DECODABLE), number), F.lit(UNDECODABLE_ID))
         rows = records.select(
             "topic",
             F.col("partition").cast("long").alias("partition"),
             "offset",
-            F.substring_index(F.col("value").cast("string"), "|", 1).alias("head"),
-        ).select("topic", "partition", "offset", record_id.alias("id"))
+            harness_spark.record_id(F.col("value")).alias("id"),
+        )
         if isolation == "read_uncommitted" and ends:
             # Every offset below the high watermark that held no record: a transaction marker.
             logs = spark.createDataFrame(
@@ -859,7 +854,6 @@ def _kafka_views(
 def spark_session(app_name: str = "check-history", master: str = "local[2]", kafka: bool = True) -> SparkSession:
     """harness.jvm.spark's session on ``master``; without Kafka a plain one will do when the
     connector cannot be had."""
-    from harness.jvm import spark as harness_spark
     from harness.settings import Settings
 
     try:

@@ -60,6 +60,19 @@ EVENTS = (
 )
 
 
+def incarnation(path: Path) -> tuple[str, int]:
+    """(app, incarnation) of a ledger file: ``producer-1.csv`` is the first incarnation of
+    producer-1, ``producer-1.2.csv`` its second (harness.workloads.process names them so)."""
+    app, _, n = path.stem.rpartition(".")
+    return (app, int(n)) if app and n.isdigit() else (path.stem, 1)
+
+
+def in_order(paths: list[Path]) -> list[Path]:
+    """Ledger files app by app, each app's incarnations in the order they ran: the order a
+    history is loaded in, where a later attempt at a send follows an earlier one."""
+    return sorted(paths, key=incarnation)
+
+
 def now_us() -> int:
     return time.time_ns() // 1000
 

@@ -21,12 +21,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from harness.errors import HarnessError
+from harness.history import records
 from harness.jvm.maven import maven_closure
 from harness.progress import step
 from harness.settings import Settings
 
 if TYPE_CHECKING:
-    from pyspark.sql import SparkSession
+    from pyspark.sql import Column, SparkSession
 
 CONNECTOR_GROUP = "org.apache.spark"
 CONNECTOR_ARTIFACT = "spark-sql-kafka-0-10"
@@ -225,3 +226,15 @@ def session(settings: Settings, app_name: str, master: str | None = "local[2]", 
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("WARN")
     return spark
+
+
+def record_id(value: Column) -> Column:
+    """A Kafka record value's harness id as Spark computes it, by the same rule as
+    ``harness.history.records.decode_id``: ``UNDECODABLE_ID`` unless the head is a canonical
+    non-negative int64 decimal."""
+    from pyspark.sql import functions as F
+
+    head = F.substring_index(value.cast("string"), records.VALUE_SEPARATOR.decode(), 1)
+    # Java's $ also matches before a final newline; \z only at the very end.
+    decodable = head.rlike(rf"^(?:{records.DECODABLE_HEAD})\z")
+    return F.coalesce(F.when(decodable, head.try_cast("long")), F.lit(records.UNDECODABLE_ID))

@@ -22,6 +22,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
+from harness.history import ledger
 from harness.history.columns import ISOLATIONS, view_path
 from harness.history.ledger import COLUMNS, END_MARK, EVENTS, INT_COLUMNS
 from harness.verdict.judge import PairVerdict, VariantVerdict
@@ -29,7 +30,6 @@ from harness.verdict.judge import PairVerdict, VariantVerdict
 SIDES = ("control", "guarantee")
 ANOMALIES_FILE = "anomalies.parquet"  # <side>/anomalies.parquet: columns anomaly (string), id (int64)
 FOLDER_NAME = re.compile(r"(?P<stamp>\d{8}-\d{6})-(?P<scenario>.+)-(?P<id>[0-9a-f]{4})")
-_LEDGER_NAME = re.compile(r"(?P<app>.+?)(?:\.(?P<n>\d+))?")  # producer-1.csv, producer-1.2.csv
 # Example fields that name a record: the checker's ``id``, an exactly-once or sink finding's
 # ``input``, an offset's ``acknowledged`` record, a torn transaction's ``missing`` ones.
 _EXAMPLE_IDS = ("id", "input", "acknowledged")
@@ -115,7 +115,7 @@ def read_side(pair_folder: Path, name: str) -> Side:
     folder = pair_folder / name
     doc = _json(folder / "verdict.json")
     verdict = VariantVerdict.from_json(doc) if doc else None
-    ledger_files = sorted((folder / "ledgers").glob("*.csv"), key=_app_and_incarnation)
+    ledger_files = ledger.in_order(list((folder / "ledgers").glob("*.csv")))
     ledgers = read_ledgers(ledger_files)
     reads = {}
     for isolation in ISOLATIONS:
@@ -142,12 +142,6 @@ def _json(path: Path) -> dict[str, Any] | None:
     except (OSError, ValueError):  # absent, or cut short by an interrupted run
         return None
     return doc if isinstance(doc, dict) else None
-
-
-def _app_and_incarnation(path: Path) -> tuple[str, int]:
-    m = _LEDGER_NAME.fullmatch(path.stem)
-    assert m is not None  # the pattern matches any stem
-    return m["app"], int(m["n"] or 1)
 
 
 def _files(folder: Path) -> list[Path]:
@@ -219,7 +213,7 @@ def read_ledgers(paths: list[Path]) -> Ledgers:
         if cut + table.num_rows - kept.num_rows:
             ignored[path.name] = cut + table.num_rows - kept.num_rows
         table = kept
-        app, n = _app_and_incarnation(path)
+        app, n = ledger.incarnation(path)
         if app not in apps:
             apps.append(app)
         parts.append(

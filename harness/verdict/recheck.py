@@ -19,7 +19,7 @@ from typing import Any
 from harness.checker.anomalies import CheckOptions, CheckResult
 from harness.checker.check import check
 from harness.errors import HarnessError
-from harness.history import columns
+from harness.history import columns, ledger
 from harness.verdict.checks import Check
 from harness.verdict.judge import JUDGED_KEYS, PairVerdict, VariantVerdict, judge
 
@@ -60,7 +60,7 @@ def _saved(path: Path) -> dict[str, Any]:
 
 
 def _side(side_dir: Path, saved: dict[str, Any], engine: str, master: str) -> VariantVerdict:
-    ledgers = sorted((side_dir / "ledgers").glob("*.csv"))
+    ledgers = ledger.in_order(list((side_dir / "ledgers").glob("*.csv")))
     reads = side_dir / "reads"
     if not ledgers or not reads.is_dir():
         raise HarnessError(f"{side_dir} has no ledgers/ or reads/: the run did not get as far as its read-back")
