@@ -23,12 +23,15 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType
 
 from harness.cluster import docker_engine
 
+# Seconds from the signal to the exit, at most (the cleanup itself is not cut short).
+PROMPT_S = 2.5
 _children: set[subprocess.Popen[bytes]] = set()
 _last_words: list[Callable[[], None]] = []
 _lock = threading.Lock()
@@ -61,7 +64,14 @@ def install() -> None:
     signal.signal(signal.SIGTERM, _stop)
 
 
+def _say_all(words: list[Callable[[], None]]) -> None:
+    for say in words:
+        with contextlib.suppress(Exception):  # a failing last word must not keep the others from speaking
+            say()
+
+
 def _stop(signum: int, frame: FrameType | None) -> None:
+    started = time.monotonic()
     for s in (signal.SIGINT, signal.SIGTERM):  # a second Ctrl-C must not cut the cleanup short
         signal.signal(s, signal.SIG_IGN)
     kill_children()
@@ -72,9 +82,11 @@ def _stop(signum: int, frame: FrameType | None) -> None:
         print(f"kafka-harness: cleanup: {str(exc).splitlines()[0][:200]}", file=sys.stderr)
     with _lock:
         words = list(_last_words)
-    for say in words:
-        with contextlib.suppress(Exception):  # a failing last word must not block the exit
-            say()
+    # The last words get what is left of the time allowed; past it the exit comes anyway
+    # (each writes whole or not at all).
+    speaking = threading.Thread(target=_say_all, args=(words,), daemon=True)
+    speaking.start()
+    speaking.join(max(0.0, PROMPT_S - (time.monotonic() - started)))
     name = signal.Signals(signum).name
     print(f"kafka-harness: {name}: stopped; apps killed, {len(removed)} containers/networks removed", file=sys.stderr)
     sys.stdout.flush()

@@ -158,7 +158,10 @@ def build(folder: Path, story: str | None = None) -> Path:
         plotly_version=plotly.__version__,
     )
     path = folder / REPORT
-    path.write_text(html, encoding="utf-8")
+    # Whole or not at all: an interrupted run may stop this process mid-write.
+    partial = path.with_suffix(".html.partial")
+    partial.write_text(html, encoding="utf-8")
+    partial.replace(path)
     return path
 
 
