@@ -23,6 +23,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+import pyarrow.parquet as pq
+
 from harness import stopping
 from harness.checker import anomalies
 from harness.checker.check import check
@@ -32,6 +34,7 @@ from harness.history import columns, readback
 from harness.history.lso_probe import LsoProbe
 from harness.progress import say, step
 from harness.report import page as report_page
+from harness.report.run_folder import ANOMALIES_FILE
 from harness.scenario import Scenario, Variant
 from harness.verdict.judge import PairVerdict, VariantVerdict, judge
 from harness.workloads.base import Plan, Side
@@ -120,6 +123,7 @@ def _run_variant(
         context["sink"] = plan.sink.findings(history, MAX_EXAMPLES)
     verdict = judge(scenario.id, variant.name, result, variant.expect, context, variant.checks)
     (run_dir / "verdict.json").write_text(json.dumps(verdict.to_json(), indent=2))
+    pq.write_table(result.anomalous_records(), run_dir / ANOMALIES_FILE)
     if not verdict.passed:
         cluster.save_logs(run_dir / "logs")
     return verdict

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
 
 from harness.history.columns import (
     CHUNK,
@@ -70,6 +71,9 @@ class CheckOptions:
 class Finding:
     count: int = 0
     examples: list[dict[str, Any]] = field(default_factory=list)
+    # Every record the finding is about (a transaction's: its records; an exactly-once
+    # count's: the input), for the run report's marks; not part of the comparable JSON.
+    ids: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
 
     def to_json(self) -> dict[str, Any]:
         return {"count": self.count, "examples": self.examples}
@@ -90,6 +94,15 @@ class CheckResult:
         """The comparable part read back (a saved verdict's, or the Spark engine's)."""
         found = {name: Finding(f["count"], f["examples"]) for name, f in doc["anomalies"].items()}
         return cls(found, doc["stats"], doc["ledger_problems"], list(notes or []))
+
+    def anomalous_records(self) -> pa.Table:
+        """Every record each anomaly is about, as columns ``anomaly`` and ``id`` (the run
+        folder's ``anomalies.parquet``, which the run report marks on its timelines)."""
+        names = list(self.anomalies)
+        which = np.repeat(np.arange(len(names), dtype=np.int32), [len(f.ids) for f in self.anomalies.values()])
+        ids = np.concatenate([np.empty(0, np.int64), *(f.ids.astype(np.int64) for f in self.anomalies.values())])
+        anomaly = pa.DictionaryArray.from_arrays(pa.array(which), pa.array(names, pa.string()))
+        return pa.table({"anomaly": anomaly.cast(pa.string()), "id": pa.array(ids)})
 
     def to_json(self) -> dict[str, Any]:
         """The comparable part: the Spark engine produces exactly this for the same history."""
@@ -224,7 +237,8 @@ def duplicate(c: Context) -> dict[str, Finding]:
         examples.append({**about, "copies": int(np.count_nonzero(c.row_slot == s)), "at": c.places(about["id"])})
     for g, k in zip(ghosts[: c.n_ex], ghost_rows[ghost_rows > 1], strict=False):
         examples.append({"id": int(g), "copies": int(k), "at": c.places(int(g))})
-    return {"duplicate": Finding(len(slots) + len(ghosts), examples[: c.n_ex])}
+    ids = np.concatenate([c.h.id_of(slots), ghosts])
+    return {"duplicate": Finding(len(slots) + len(ghosts), examples[: c.n_ex], ids)}
 
 
 def lost(c: Context) -> dict[str, Finding]:
@@ -242,6 +256,7 @@ def lost(c: Context) -> dict[str, Finding]:
                 }
                 for s in slots[: c.n_ex]
             ],
+            c.h.id_of(slots),
         )
     }
 
@@ -253,7 +268,7 @@ def aborted_read(c: Context) -> dict[str, Finding]:
         about = c.about(int(s))
         why = "transaction aborted" if c.aborted_all[s] else "send failed"
         examples.append({**about, "why": why, "at": c.places(about["id"])})
-    return {"aborted_read": Finding(len(slots), examples)}
+    return {"aborted_read": Finding(len(slots), examples, c.h.id_of(slots))}
 
 
 def phantom(c: Context) -> dict[str, Finding]:
@@ -262,7 +277,7 @@ def phantom(c: Context) -> dict[str, Finding]:
     examples = [{"id": int(i), "at": c.places(int(i))} for i in ids[: c.n_ex]]
     if len(undecodable) and len(examples) < c.n_ex:
         examples.append({"id": None, "at": [c.h.where(int(p)) for p in c.view.pos[undecodable[: c.n_ex]]]})
-    return {"phantom": Finding(len(ids) + len(undecodable), examples)}
+    return {"phantom": Finding(len(ids) + len(undecodable), examples, ids)}
 
 
 def order(c: Context) -> dict[str, Finding]:
@@ -279,23 +294,25 @@ def order(c: Context) -> dict[str, Finding]:
         first[dup_rows] = False
         _, at = np.unique(slot[dup_rows], return_index=True)
         first[dup_rows[at]] = True
-    count, examples = 0, []
+    late: list[np.ndarray] = []
+    examples = []
     for part in _whole_partitions(c.view.pos):  # groups never span chunks
-        n, found = _order_in(c, part.start + np.flatnonzero(first[part]))
-        count += n
+        rows, found = _order_in(c, part.start + np.flatnonzero(first[part]))
+        late.append(rows)
         examples += found
     # The first ones in (session, position) order, listed by id.
     examples = [e for _, e in sorted(examples, key=lambda se: se[0])[: c.n_ex]]
     examples.sort(key=lambda e: e["id"])
-    return {"order": Finding(count, examples)}
+    ids = c.view.id[np.concatenate([np.empty(0, np.int64), *late])]
+    return {"order": Finding(len(ids), examples, ids)}
 
 
-def _order_in(c: Context, rows: np.ndarray) -> tuple[int, list[tuple[tuple[int, int], dict[str, Any]]]]:
-    """Late first copies among ``rows`` (whole partitions, in position order): how many, and the
-    first few in (session, position) order, each with that order's sort key."""
+def _order_in(c: Context, rows: np.ndarray) -> tuple[np.ndarray, list[tuple[tuple[int, int], dict[str, Any]]]]:
+    """Late first copies among ``rows`` (whole partitions, in position order): their rows, and
+    the first few in (session, position) order, each with that order's sort key."""
     h, slot, pos = c.h, c.row_slot, c.view.pos
     if not len(rows):
-        return 0, []
+        return rows, []
     session = c.session_index[slot[rows]]
     # Stable, so offset order holds within a session; small ints sort by radix, in linear time.
     o = np.argsort(session.astype(np.int16) if len(h.sessions.id) < 1 << 15 else session, kind="stable")
@@ -316,7 +333,7 @@ def _order_in(c: Context, rows: np.ndarray) -> tuple[int, list[tuple[tuple[int, 
             },
         }
         examples.append(((int(session[r]), int(pos[rows[r]])), example))
-    return len(late), examples
+    return rows[late], examples
 
 
 def _occurrences(n: int, slots: Iterable[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
@@ -368,14 +385,21 @@ def transactions_read(c: Context) -> dict[str, Finding]:
             shown["missing"] = [int(i) for i in h.id_of(slots[~c.visible[slots]][: c.n_ex])]
         return shown
 
+    def members(txns: np.ndarray) -> np.ndarray:
+        if not len(txns):
+            return np.empty(0, np.int64)
+        return h.id_of(np.flatnonzero(np.isin(c.txn_index, txns) & c.in_txn & ~c.aborted))
+
     return {
         "torn_transaction": Finding(
             len(torn),
             [about(int(tx), {"seen": int(seen[tx]), "sent": int(sent[tx])}, True) for tx in torn[: c.n_ex]],
+            members(torn),
         ),
         "partly_read": Finding(
             len(partly),
             [about(int(tx), {"read": int(sent[tx]), "not_read": int(unread[tx])}, False) for tx in partly[: c.n_ex]],
+            members(partly),
         ),
     }
 
@@ -384,21 +408,27 @@ def inconsistent_offset(c: Context) -> dict[str, Finding]:
     h = c.h
     examples: list[dict[str, Any]] = []
     count = 0
+    involved: list[np.ndarray] = []  # the ids read or acknowledged at the offsets in question
 
     def room() -> int:
         return max(0, c.n_ex - len(examples))
+
+    def finding() -> Finding:
+        ids = np.concatenate([np.empty(0, np.int64), *involved])
+        return Finding(count, examples, np.unique(ids[ids >= 0]))
 
     # Offsets a reader returned twice or more, whatever it read there: a fault of that read-back.
     for isolation in ISOLATIONS:
         view = h.views.get(isolation)
         if view is not None:
             count += len(view.repeated)
+            involved.append(view.id[np.isin(view.pos, view.repeated)])
             for p in view.repeated[: room()]:
                 read = [_shown(int(i)) for i in view.id[view.pos == p]]
                 examples.append({"at": h.where(int(p)), "read_by": isolation, "read": read})
     ru, rc = h.views.get("read_uncommitted"), h.views.get("read_committed")
     if ru is None:
-        return {"inconsistent_offset": Finding(count, examples)}
+        return {"inconsistent_offset": finding()}
     if rc is not None:  # the two readers, offset by offset
         conflicts = ru.conflicts()
         for part in chunks(len(rc.pos)):
@@ -407,6 +437,7 @@ def inconsistent_offset(c: Context) -> dict[str, Finding]:
             if len(conflicts):  # where read_uncommitted read several ids, any of them agrees
                 bad = bad[~_read_there(ru, rc.pos[part][bad], rc.id[part][bad], conflicts)]
             count += len(bad)
+            involved += [rc.id[part][bad], found[bad][there[bad]]]
             for b in bad[: room()]:
                 examples.append(
                     {
@@ -429,6 +460,7 @@ def inconsistent_offset(c: Context) -> dict[str, Finding]:
     ids = h.id_of(doubtful)
     bad = np.flatnonzero((there & (found != ids)) | (~there & c.visible[doubtful]))
     count += len(bad)
+    involved.append(ids[bad])
     for b in bad[: room()]:
         examples.append(
             {
@@ -437,7 +469,7 @@ def inconsistent_offset(c: Context) -> dict[str, Finding]:
                 "read_uncommitted": _shown(int(found[b])) if there[b] else None,
             }
         )
-    return {"inconsistent_offset": Finding(count, examples)}
+    return {"inconsistent_offset": finding()}
 
 
 def _read_at(view: View, pos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -474,8 +506,10 @@ def exactly_once(c: Context) -> dict[str, Finding]:
         many = np.flatnonzero(inputs & again)
         topics = f"{in_topic} -> {out_topic}"
         missing.count += len(zero)
+        missing.ids = np.concatenate([missing.ids, h.id_of(zero)])
         missing.examples += [{"input": int(i), "topics": topics, "outputs": []} for i in h.id_of(zero[: c.n_ex])]
         repeated.count += len(many)
+        repeated.ids = np.concatenate([repeated.ids, h.id_of(many)])
         for input_id in h.id_of(many[: c.n_ex]):
             outs = h.id_of(outputs[sends.source[outputs] == input_id])
             repeated.examples.append({"input": int(input_id), "topics": topics, "outputs": [int(o) for o in outs]})
@@ -509,7 +543,7 @@ def zombie_write(c: Context) -> dict[str, Finding]:
     for s in zombies[: c.n_ex]:
         about = c.about(int(s))
         examples.append({**about, "at": c.places(about["id"]), "fenced_at_us": int(fence[c.session_index[s]])})
-    return {"zombie_write": Finding(len(zombies), examples)}
+    return {"zombie_write": Finding(len(zombies), examples, h.id_of(zombies))}
 
 
 def _data_rows(view: View | None) -> int:

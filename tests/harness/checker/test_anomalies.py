@@ -30,3 +30,22 @@ def test_mutation_is_detected_and_named(m: Mutation, tmp_path: Path) -> None:
     assert sum(result.ledger_problems.values()) == m.problems, result.notes
     for stat, value in m.stats:
         assert result.stats[stat] == value, result.stats
+
+
+PER_RECORD = ("duplicate", "lost", "aborted_read", "phantom", "order", "eos_missing", "eos_repeated", "zombie_write")
+
+
+@pytest.mark.parametrize("m", MUTATIONS, ids=[m.name for m in MUTATIONS])
+def test_every_anomalous_record_is_listed_for_the_report(m: Mutation, tmp_path: Path) -> None:
+    result = run(m, tmp_path)
+    table = result.anomalous_records()
+    listed: dict[str, int] = {}
+    for name in table["anomaly"].to_pylist():
+        listed[name] = listed.get(name, 0) + 1
+    for name, finding in result.anomalies.items():
+        # A record anomaly lists each record; a transaction's or an offset's, the records involved.
+        assert (
+            (listed.get(name, 0) == finding.count)
+            if name in PER_RECORD
+            else (bool(listed.get(name)) == bool(finding.count))
+        )
