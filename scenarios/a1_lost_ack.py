@@ -13,7 +13,7 @@ Control (idempotence off, acks=all, retries on): duplicates must appear.
 Guarantee (idempotence on): no duplicates and no acknowledged record lost.
 """
 
-from harness.faults import Leader, Step, blackhole
+from harness.faults import OWN_LINKS, Leader, Step, blackhole
 from harness.scenario import Scenario, Variant
 from harness.verdict.judge import FORBIDDEN, REQUIRED
 from harness.workloads.producer import ProducerWorkload
@@ -26,6 +26,7 @@ SCENARIO = Scenario(
     title="lost ack after a replicated write: the retry duplicates without idempotence",
     story=__doc__ or "",
     workload=ProducerWorkload(
+        own_links=True,  # the fault on its links reaches this side's producer alone
         count=3000,
         rate_per_s=250,
         config={
@@ -40,8 +41,13 @@ SCENARIO = Scenario(
         },
     ),
     schedule=lambda topic: [
-        Step(at_s=3.0, fault=blackhole(Leader(topic), direction="from_broker"), duration_s=BLACKHOLE_S),
+        Step(
+            at_s=3.0,
+            fault=blackhole(Leader(topic), listener=OWN_LINKS, direction="from_broker"),
+            duration_s=BLACKHOLE_S,
+        ),
     ],
+    sides_together=True,  # each side's faults hit its own links and its own app
     control=Variant(
         "control",
         {"enable.idempotence": False, "retries": 2_147_483_647},

@@ -14,7 +14,7 @@ Control (idempotence off, in-flight 5, retries on): duplicates or reordering.
 Guarantee (idempotence on, in-flight 5): stored order is send order, nothing duplicated or lost.
 """
 
-from harness.faults import Leader, Step, latency, reset_peer, slicer
+from harness.faults import OWN_LINKS, Leader, Step, latency, reset_peer, slicer
 from harness.scenario import Scenario, Variant
 from harness.verdict.judge import FORBIDDEN, ONE_OF
 from harness.workloads.producer import ProducerWorkload
@@ -27,6 +27,7 @@ SCENARIO = Scenario(
     title="five in-flight batches over a resetting link: retries duplicate or reorder without idempotence",
     story=__doc__ or "",
     workload=ProducerWorkload(
+        own_links=True,  # the fault on its links reaches this side's producer alone
         count=4000,
         rate_per_s=400,
         config={
@@ -39,17 +40,26 @@ SCENARIO = Scenario(
         },
     ),
     schedule=lambda topic: [
-        Step(at_s=1.0, fault=latency(Leader(topic), ms=40, jitter_ms=40), duration_s=RESETS * RESETS_EVERY_S + 1),
         Step(
             at_s=1.0,
-            fault=slicer(Leader(topic), average_size=256, size_variation=128, delay_us=200),
+            fault=latency(Leader(topic), listener=OWN_LINKS, ms=40, jitter_ms=40),
+            duration_s=RESETS * RESETS_EVERY_S + 1,
+        ),
+        Step(
+            at_s=1.0,
+            fault=slicer(Leader(topic), listener=OWN_LINKS, average_size=256, size_variation=128, delay_us=200),
             duration_s=RESETS * RESETS_EVERY_S + 1,
         ),
         *[
-            Step(at_s=2.0 + i * RESETS_EVERY_S, fault=reset_peer(Leader(topic), after_ms=0), duration_s=0.3)
+            Step(
+                at_s=2.0 + i * RESETS_EVERY_S,
+                fault=reset_peer(Leader(topic), listener=OWN_LINKS, after_ms=0),
+                duration_s=0.3,
+            )
             for i in range(RESETS)
         ],
     ],
+    sides_together=True,  # each side's faults hit its own links and its own app
     control=Variant(
         "control",
         {"enable.idempotence": False, "retries": 2_147_483_647},

@@ -17,7 +17,7 @@ Control (idempotent, no transactional.id): duplicates.
 Guarantee (transactional, same transactional.id across restarts, read_committed): none.
 """
 
-from harness.faults import App, Leader, Step, kill, latency
+from harness.faults import OWN_LINKS, App, Leader, Step, kill, latency
 from harness.scenario import Scenario, Variant
 from harness.verdict.checks import ended, resent
 from harness.verdict.judge import FORBIDDEN, REQUIRED
@@ -30,15 +30,19 @@ SCENARIO = Scenario(
     title="producer process restarts and resends: a new producer id duplicates unless transactional",
     story=__doc__ or "",
     workload=ProducerWorkload(
+        own_links=True,  # the fault on its links reaches this side's producer alone
         count=2000,
         rate_per_s=250,
         txn_size=50,
         config={"acks": "all", "enable.idempotence": True, "linger.ms": 5},
     ),
     schedule=lambda topic: [
-        Step(at_s=0.5, fault=latency(Leader(topic), ms=300, direction="from_broker"), duration_s=4.0),
+        Step(
+            at_s=0.5, fault=latency(Leader(topic), listener=OWN_LINKS, ms=300, direction="from_broker"), duration_s=4.0
+        ),
         Step(at_s=4.0, fault=kill(App(PRODUCER)), duration_s=1.0),
     ],
+    sides_together=True,  # each side's faults hit its own links and its own app
     control=Variant(
         "control",
         {},

@@ -55,6 +55,9 @@ class ProducerWorkload:
     # Java client settings in its own names, over the translated ones: a user's Java file,
     # verbatim (verify-config --client java).
     java_config: dict[str, Any] = field(default_factory=dict)
+    # The apps reach the brokers through links of their own (the side's own-link listener),
+    # so a link fault on them (listener=harness.faults.OWN_LINKS) hits this side alone.
+    own_links: bool = False
 
     def plan(self, side: Side) -> Plan:
         cluster = side.cluster
@@ -72,7 +75,8 @@ class ProducerWorkload:
 
         def app(name: str, w: ProducerWorkload, session: int, user: str) -> AppProcess:
             login = clients.login(client, cluster.client_config(user))
-            spec_for = producer_spec(cluster.bootstrap_servers(), topic, w, app_config, session, login)
+            bootstrap = cluster.bootstrap_servers(side.own_links if self.own_links else "client")
+            spec_for = producer_spec(bootstrap, topic, w, app_config, session, login)
             return AppProcess(name, side.run_dir, spec_for, command)
 
         apps = [app(PRODUCER, self, 1, self.user)]
