@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 import shutil
 import tempfile
 from pathlib import Path
@@ -29,7 +28,7 @@ from pathlib import Path
 from harness import commands
 from harness.cluster.images import check_kafka_version
 from harness.errors import HarnessError
-from harness.jvm.maven import maven_closure
+from harness.jvm.maven import maven_closure, unresolved
 from harness.progress import step
 from harness.settings import KNOWN_KAFKA_VERSIONS, Settings
 
@@ -159,15 +158,8 @@ def client_classpath(settings: Settings, version: str, streams: bool = False) ->
             # -U: ask again for artifacts an earlier attempt found missing (Maven waits a day otherwise).
             maven_closure(work / "pom.xml", staged, f"resolve Kafka's Java client {what}", "-U")
         except HarnessError as exc:
-            if "not found" in str(exc):  # mvn itself is missing: that message says what to do
-                raise
-            missing = re.search(r"Could not find artifact (\S+)|(\S+) was not found in", exc.detail)
-            raise HarnessError(
-                f"cannot resolve org.apache.kafka:{what} from Maven Central"
-                + (f" (it has no {missing.group(1) or missing.group(2)})" if missing else "")
-                + f"; known to resolve: {', '.join(KNOWN_CLIENT_VERSIONS)} (kafka-streams up to 4.3.1)",
-                exc.detail,
-            ) from exc
+            known = f"{', '.join(KNOWN_CLIENT_VERSIONS)} (kafka-streams up to 4.3.1)"
+            raise unresolved(exc, f"org.apache.kafka:{what}", known) from exc
         _publish(staged, folder, pom)
     return _jars(folder)
 

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from harness.errors import HarnessError
 from harness.history import records
-from harness.jvm.maven import maven_closure
+from harness.jvm.maven import maven_closure, unresolved
 from harness.progress import step
 from harness.settings import Settings
 
@@ -141,16 +141,8 @@ def connector_jars(settings: Settings) -> list[Path]:
                 "-U",  # retry artifacts an earlier attempt found missing (Maven waits a day otherwise)
             )
         except HarnessError as exc:
-            if "not found" in str(exc):  # mvn itself is missing: that message says what to do
-                raise
-            missing = re.search(r"Could not find artifact (\S+)|(\S+) was not found in", exc.detail)
-            raise HarnessError(
-                f"cannot fetch the Kafka connector for pyspark {version} ({coordinates}) from Maven Central"
-                + (f": it has no {missing.group(1) or missing.group(2)}" if missing else "")
-                + f"; pin pyspark to a release whose connector resolves (known: {', '.join(KNOWN_PYSPARK_VERSIONS)})"
-                " or check that Maven Central is reachable",
-                exc.detail,
-            ) from exc
+            known = f"the connectors of pyspark {', '.join(KNOWN_PYSPARK_VERSIONS)}: pin pyspark to one of them"
+            raise unresolved(exc, f"the Kafka connector for pyspark {version} ({coordinates})", known) from exc
         # Keep only what pyspark does not already ship, judged by artifactId: the same
         # library twice on the classpath (hadoop-client, scala-library, slf4j-api, lz4,
         # snappy, spark-tags, ... in other versions) invites conflicts, and Spark's own copy is
