@@ -7,7 +7,10 @@ OWN_LINKS listener, which only it uses) get 50 ms of latency for the first 20 s 
 swallow every byte for 2 s at 12 s (while the first driver starts or runs its first batch).
 """
 
+from collections.abc import Callable
+
 from harness.faults import OWN_LINKS, App, Brokers, Step, blackhole, kill, latency
+from harness.faults.conditions import Condition
 from harness.verdict.checks import killed_by_the_schedule
 from harness.workloads.spark import SPARK_DRIVER, BatchInFlight
 
@@ -21,15 +24,15 @@ DRIVER_KILLED_MID_BATCH = killed_by_the_schedule(
 _KILL_WAIT_S = 240.0
 
 
-def driver_kills(topic: str, after_commits: int = 0) -> list[Step]:
+def driver_kills(topic: str, after_commits: int = 0, in_flight: Callable[..., Condition] = BatchInFlight) -> list[Step]:
     """The kills, each in a batch of the incarnation's own (after ``after_commits`` of its own
-    committed ones), and the link faults."""
+    committed ones; ``in_flight`` says when a batch is in flight), and the link faults."""
     kills = [
         Step(
             at_s=0.0,
             fault=kill(App(SPARK_DRIVER)),
             duration_s=1.0,
-            when=BatchInFlight(topic, incarnation=n, after_commits=after_commits),
+            when=in_flight(topic, incarnation=n, after_commits=after_commits),
             when_timeout_s=_KILL_WAIT_S,
         )
         for n in range(1, KILLS + 1)

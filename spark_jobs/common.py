@@ -8,7 +8,9 @@ id, rows, duration and start time from Spark's progress events.
 
 ``--until-caught-up`` stops the query once a batch ends at the offsets the source reported
 as the latest: every record present when the job started is processed (the scenarios fill
-the input topic first). Without it the query runs until killed, as a real job would.
+the input topic first; with ``--until-offsets N``, not before the input's end offsets add
+up to N, for an input still being written). Without it the query runs until killed, as a
+real job would. ``--real-time-ms`` runs the query in Spark's real-time mode (4.1+).
 
 Before any query starts, ``main`` and ``preflight`` check what a typo would otherwise turn
 into a JVM stack trace, a query that waits forever or a checkpoint started afresh: the
@@ -58,7 +60,20 @@ def parser(description: str) -> argparse.ArgumentParser:
     p.add_argument("--isolation-level", choices=("read_committed", "read_uncommitted"), default="read_committed")
     p.add_argument("--max-offsets-per-trigger", type=int, default=0, help="records per micro-batch (0: no limit)")
     p.add_argument("--trigger-ms", type=int, default=500, help="micro-batch interval")
+    p.add_argument(
+        "--real-time-ms",
+        type=int,
+        default=0,
+        help="run in Spark's real-time mode (4.1+) with batches this long, the checkpoint interval (0: micro-batches)",
+    )
     p.add_argument("--until-caught-up", action="store_true", help="stop once the input present at start is processed")
+    p.add_argument(
+        "--until-offsets",
+        type=int,
+        default=0,
+        metavar="N",
+        help="with --until-caught-up, not before the input's end offsets add up to N (an input still being written)",
+    )
     return p
 
 
@@ -137,22 +152,32 @@ def input_id() -> Any:
 
 def run(args: argparse.Namespace, writer: DataStreamWriter) -> dict[str, Any]:
     """Start the query, wait (until caught up, with ``--until-caught-up``), return the report."""
-    trigger = f"{args.trigger_ms} milliseconds"
-    query = writer.option("checkpointLocation", args.checkpoint).trigger(processingTime=trigger).start()
+    writer = writer.option("checkpointLocation", args.checkpoint)
+    if args.real_time_ms:  # long-running tasks, one per input partition; update mode is required
+        writer = writer.outputMode("update").trigger(realTime=f"{args.real_time_ms} milliseconds")
+    else:
+        writer = writer.trigger(processingTime=f"{args.trigger_ms} milliseconds")
+    query = writer.start()
     batches: dict[int, dict[str, Any]] = {}
     while not query.awaitTermination(0.2):
         for progress in query.recentProgress:
             batches[progress["batchId"]] = progress
-        if args.until_caught_up and batches and _caught_up(batches[max(batches)]):
+        if args.until_caught_up and batches and _caught_up(batches[max(batches)], args.until_offsets):
             query.stop()
     _raise_failure(query)
     return _summary(batches)
 
 
-def _caught_up(progress: dict[str, Any]) -> bool:
+def _caught_up(progress: dict[str, Any], offsets: int) -> bool:
     (source,) = progress["sources"]
-    latest = source.get("latestOffset")
-    return latest is not None and source.get("endOffset") == latest
+    latest, end = source.get("latestOffset"), source.get("endOffset")
+    return latest is not None and end == latest and _total(end) >= offsets
+
+
+def _total(offsets: Any) -> int:
+    """Spark's offsets of a Kafka source, {topic: {partition: offset}} (as JSON text or parsed), added up."""
+    parsed = json.loads(offsets) if isinstance(offsets, str) else offsets
+    return sum(o for partitions in parsed.values() for o in partitions.values())
 
 
 def _raise_failure(query: StreamingQuery) -> None:

@@ -19,11 +19,19 @@ INPUT_RATE_PER_S = 5000.0
 _SLACK_S = 120
 
 
-def fill(cluster: KafkaCluster, run_dir: Path, topic: str, w: ProducerWorkload, config: dict[str, Any]) -> list[Path]:
-    """Write ``w``'s records into ``topic`` at ``INPUT_RATE_PER_S``; returns the producer's ledgers."""
-    w = replace(w, rate_per_s=INPUT_RATE_PER_S)
+def input_app(
+    cluster: KafkaCluster, run_dir: Path, topic: str, w: ProducerWorkload, config: dict[str, Any]
+) -> AppProcess:
+    """The app that writes ``w``'s records into ``topic``, at ``w``'s rate, as session 1."""
     spec_for = producer_spec(cluster.bootstrap_servers(), topic, w, config, 1, cluster.client_config())
-    app = AppProcess("input", run_dir, spec_for, python_app(PYTHON_APP))
+    return AppProcess("input", run_dir, spec_for, python_app(PYTHON_APP))
+
+
+def fill(cluster: KafkaCluster, run_dir: Path, topic: str, w: ProducerWorkload, config: dict[str, Any]) -> list[Path]:
+    """Write ``w``'s records into ``topic`` at ``INPUT_RATE_PER_S`` before anything else runs;
+    returns the producer's ledgers."""
+    w = replace(w, rate_per_s=INPUT_RATE_PER_S)
+    app = input_app(cluster, run_dir, topic, w, config)
     with step(f"fill {topic} with {w.count} records"):
         app.start()
         if not app.wait(w.count / INPUT_RATE_PER_S + _SLACK_S) or app.current.proc.returncode != 0:

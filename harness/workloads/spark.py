@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -34,7 +34,7 @@ from harness.history.columns import History, view_path
 from harness.history.readback import high_watermarks, read_back
 from harness.workloads import spark_tables
 from harness.workloads.base import Plan, Side
-from harness.workloads.input import INPUT_PRODUCER, fill
+from harness.workloads.input import INPUT_PRODUCER, fill, input_app
 from harness.workloads.process import AppProcess
 from harness.workloads.producer import ProducerWorkload
 
@@ -62,6 +62,13 @@ class SparkWorkload:
     keep_checkpoint: bool = True
     input_txn_size: int = 0  # records per input transaction (0: no transactions)
     input_abort_every: int = 0  # abort every n-th input transaction
+    # Spark's real-time mode (4.1+) with batches this long (at least 5 s), instead of
+    # micro-batches; a task per input partition runs all along, so the driver gets a slot
+    # per partition and one to spare.
+    real_time_ms: int = 0
+    # The input written while the job runs, at this rate, instead of filled first: what a
+    # real-time job sees, records arriving as it processes them.
+    input_rate_per_s: float = 0.0
 
     def plan(self, side: Side) -> Plan:
         cluster, run_dir = side.cluster, side.run_dir
@@ -80,7 +87,13 @@ class SparkWorkload:
         inputs = ProducerWorkload(
             count=self.inputs, keys=self.keys, txn_size=self.input_txn_size or 10, abort_every=self.input_abort_every
         )
-        input_ledgers = fill(cluster, run_dir, source, inputs, input_config)
+        if self.input_rate_per_s:
+            writer = [
+                input_app(cluster, run_dir, source, replace(inputs, rate_per_s=self.input_rate_per_s), input_config)
+            ]
+            input_ledgers: list[Path] = []
+        else:
+            writer, input_ledgers = [], fill(cluster, run_dir, source, inputs, input_config)
         args = [
             "--bootstrap-servers",
             cluster.bootstrap_servers(side.own_links),
@@ -89,11 +102,18 @@ class SparkWorkload:
             "--isolation-level",
             self.isolation_level,
             "--max-offsets-per-trigger",
-            str(self.max_offsets_per_trigger),
+            str(0 if self.real_time_ms else self.max_offsets_per_trigger),  # real-time mode takes no limit
             "--trigger-ms",
             str(self.trigger_ms),
             "--until-caught-up",
+            "--until-offsets",
+            str(self.inputs),
             *(("--mode", self.mode) if self.mode else ()),
+            *(
+                ("--real-time-ms", str(self.real_time_ms), "--master", f"local[{self.partitions + 1}]")
+                if self.real_time_ms
+                else ()
+            ),
             *sink_args,
         ]
 
@@ -103,12 +123,18 @@ class SparkWorkload:
 
         driver = AppProcess(SPARK_DRIVER, run_dir, spec_for, _driver_command)
         return Plan(
-            [driver],
-            [driver],
+            [*writer, driver],
+            [*writer, driver],
             topics=[source],
             main_topic=source,
             partitions=self.partitions,
-            config={"job": self.job, "mode": self.mode, "isolation_level": self.isolation_level, "output": output},
+            config={
+                "job": self.job,
+                "mode": self.mode,
+                "isolation_level": self.isolation_level,
+                "output": output,
+                "trigger": f"real-time {self.real_time_ms} ms" if self.real_time_ms else f"{self.trigger_ms} ms",
+            },
             budget_s=self.inputs / _INPUTS_PER_S + _SLACK_S,
             prefix_ledgers=input_ledgers,
             sink=SparkOutput(self.job, output, run_dir),
@@ -134,25 +160,19 @@ class BatchInFlight:
     _seen: dict[tuple[str, int], int] = field(default_factory=dict, compare=False)
 
     def holds(self, faults: Faults) -> bool:
-        driver = faults.apps[SPARK_DRIVER]
-        assert isinstance(driver, AppProcess)  # the runner's: it knows the run folder
-        run_dir = driver.run_dir
-        spec_path = run_dir / f"{SPARK_DRIVER}.{self.incarnation}.spec.json"
-        if not spec_path.exists() or (run_dir / f"{SPARK_DRIVER}.{self.incarnation + 1}.spec.json").exists():
+        spec = _incarnation_spec(faults, self.incarnation)
+        if spec is None:
             return False
-        spec = json.loads(spec_path.read_text())
-        checkpoint = Path(spec["checkpoint"])
+        started, checkpoint, args = spec
         batches = [int(p.name) for p in (checkpoint / "offsets").glob("[0-9]*")]
         if not batches or (checkpoint / "commits" / str(max(batches))).exists():
             return False
         n = max(batches)
-        started = spec_path.stat().st_mtime
         if (checkpoint / "offsets" / str(n)).stat().st_mtime < started:
             return False  # planned by an earlier incarnation: a re-run
         own_commits = [p for p in (checkpoint / "commits").glob("[0-9]*") if p.stat().st_mtime >= started]
         if len(own_commits) < self.after_commits:
             return False
-        args = spec["args"]
         if "--db" in args:
             return n in spark_tables.batch_ids(Path(args[args.index("--db") + 1]))
         cluster, topic = faults.cluster, args[args.index("--output-topic") + 1]
@@ -162,6 +182,50 @@ class BatchInFlight:
     def __str__(self) -> str:
         after = f" after {self.after_commits} of its own" if self.after_commits else ""
         return f"driver {self.incarnation} reading {self.topic} has a micro-batch written but not committed{after}"
+
+
+@dataclass(frozen=True)
+class WrittenSinceCommit:
+    """Incarnation ``incarnation`` of a Kafka-sink driver has written at least ``records``
+    output records since its latest commit of its own (or since it started; with
+    ``after_commits``, once it has committed that many): what a kill now cuts is written
+    again by the next driver. For real-time mode, whose batches are planned
+    (``offsets/<n>``) only at their end, so ``BatchInFlight`` never sees one in flight."""
+
+    topic: str
+    incarnation: int = 1
+    after_commits: int = 0
+    records: int = 50
+    # Output topic size when each commit (-1: the start) was first seen: (checkpoint, commit) -> records.
+    _seen: dict[tuple[str, int], int] = field(default_factory=dict, compare=False)
+
+    def holds(self, faults: Faults) -> bool:
+        spec = _incarnation_spec(faults, self.incarnation)
+        if spec is None:
+            return False
+        started, checkpoint, args = spec
+        own = [int(p.name) for p in (checkpoint / "commits").glob("[0-9]*") if p.stat().st_mtime >= started]
+        if len(own) < self.after_commits:
+            return False
+        cluster, topic = faults.cluster, args[args.index("--output-topic") + 1]
+        written = sum(high_watermarks(cluster.bootstrap_servers(), [topic], cluster.client_config()).values())
+        return written - self._seen.setdefault((str(checkpoint), max(own, default=-1)), written) >= self.records
+
+    def __str__(self) -> str:
+        return f"driver {self.incarnation} reading {self.topic} wrote {self.records}+ records since its last commit"
+
+
+def _incarnation_spec(faults: Faults, incarnation: int) -> tuple[float, Path, list[str]] | None:
+    """When the driver's incarnation started, its checkpoint and its arguments; None unless it
+    is the one running."""
+    driver = faults.apps[SPARK_DRIVER]
+    assert isinstance(driver, AppProcess)  # the runner's: it knows the run folder
+    run_dir = driver.run_dir
+    spec_path = run_dir / f"{SPARK_DRIVER}.{incarnation}.spec.json"
+    if not spec_path.exists() or (run_dir / f"{SPARK_DRIVER}.{incarnation + 1}.spec.json").exists():
+        return None
+    spec = json.loads(spec_path.read_text())
+    return spec_path.stat().st_mtime, Path(spec["checkpoint"]), spec["args"]
 
 
 @dataclass(frozen=True)
