@@ -170,13 +170,11 @@ class BatchInFlight:
         n = max(batches)
         if (checkpoint / "offsets" / str(n)).stat().st_mtime < started:
             return False  # planned by an earlier incarnation: a re-run
-        own_commits = [p for p in (checkpoint / "commits").glob("[0-9]*") if p.stat().st_mtime >= started]
-        if len(own_commits) < self.after_commits:
+        if len(_own_commits(checkpoint, started)) < self.after_commits:
             return False
         if "--db" in args:
             return n in spark_tables.batch_ids(Path(args[args.index("--db") + 1]))
-        cluster, topic = faults.cluster, args[args.index("--output-topic") + 1]
-        written = sum(high_watermarks(cluster.bootstrap_servers(), [topic], cluster.client_config()).values())
+        written = _output_records(faults, args)
         return self._seen.setdefault((str(checkpoint), n), written) < written
 
     def __str__(self) -> str:
@@ -204,15 +202,25 @@ class WrittenSinceCommit:
         if spec is None:
             return False
         started, checkpoint, args = spec
-        own = [int(p.name) for p in (checkpoint / "commits").glob("[0-9]*") if p.stat().st_mtime >= started]
+        own = _own_commits(checkpoint, started)
         if len(own) < self.after_commits:
             return False
-        cluster, topic = faults.cluster, args[args.index("--output-topic") + 1]
-        written = sum(high_watermarks(cluster.bootstrap_servers(), [topic], cluster.client_config()).values())
+        written = _output_records(faults, args)
         return written - self._seen.setdefault((str(checkpoint), max(own, default=-1)), written) >= self.records
 
     def __str__(self) -> str:
         return f"driver {self.incarnation} reading {self.topic} wrote {self.records}+ records since its last commit"
+
+
+def _own_commits(checkpoint: Path, started: float) -> list[int]:
+    """The batches committed since ``started``: by the incarnation that started then."""
+    return [int(p.name) for p in (checkpoint / "commits").glob("[0-9]*") if p.stat().st_mtime >= started]
+
+
+def _output_records(faults: Faults, args: list[str]) -> int:
+    """Records in a Kafka-sink driver's output topic (given in its arguments)."""
+    cluster, topic = faults.cluster, args[args.index("--output-topic") + 1]
+    return sum(high_watermarks(cluster.bootstrap_servers(), [topic], cluster.client_config()).values())
 
 
 def _incarnation_spec(faults: Faults, incarnation: int) -> tuple[float, Path, list[str]] | None:
