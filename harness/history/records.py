@@ -25,8 +25,7 @@ def make_id(session: int, seq: int) -> int:
 
 def encode_value(record_id: int, value_bytes: int) -> bytes:
     """``<id>|<padding>``: the decimal id is everything before the first ``|``."""
-    head = b"%d|" % record_id
-    return head + b"x" * max(0, value_bytes - len(head))
+    return (b"%d|" % record_id).ljust(value_bytes, b"x")  # one allocation: it runs once per record sent
 
 
 def decode_id(value: bytes | None) -> int:

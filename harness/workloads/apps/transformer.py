@@ -3,7 +3,9 @@ output record per input record to an output topic, writing its ledger.
 
 Run as ``python -m harness.workloads.apps.transformer SPEC.json`` so that killing or pausing it
 is real. Each output gets a fresh id of the app's session and names its input as its
-``source`` in the ledger, so the checker can count outputs per input (exactly once).
+``source`` in the ledger, so the checker can count outputs per input (exactly once). A
+batch's ``invoke`` lines are written in one ``write()`` before any of its outputs is
+produced, and the outcome lines once per batch (``harness.history.ledger``).
 
 Two modes (``TransformerSpec.mode``):
 
@@ -114,18 +116,22 @@ class _App:
             self.ledger.info(record_id, err.name())
 
     def _emit(self, inputs: list[Message], txn: int | None) -> None:
+        """The batch's outputs: their ``invoke`` lines in one write, then the records to the client
+        (as the producer app does with a chunk), then the outcomes served so far written."""
         spec = self.spec
-        for m in inputs:
-            out_id = make_id(spec.session, self.seq)
-            self.seq += 1
-            self.ledger.invoke(spec.session, out_id, spec.output_topic, key=None, txn=txn, source=decode_id(m.value()))
+        out_ids = [make_id(spec.session, seq) for seq in range(self.seq, self.seq + len(inputs))]
+        self.seq += len(inputs)
+        sources = [decode_id(m.value()) for m in inputs]
+        self.ledger.invokes(spec.session, out_ids, spec.output_topic, txn=txn, sources=sources)
+        for out_id, m in zip(out_ids, inputs, strict=True):
             self.producer.produce(
                 spec.output_topic,
                 encode_value(out_id, spec.value_bytes),
                 m.key(),
                 on_delivery=lambda err, msg, out_id=out_id: self._delivered(out_id, err, msg),
             )
-            self.producer.poll(0)
+        self.producer.poll(0)
+        self.ledger.flush()
         self.counts["produced"] += len(inputs)
 
     def run(self) -> dict[str, Any]:
@@ -210,6 +216,7 @@ class _App:
     def _plain(self, batch: list[Message]) -> None:
         self._emit(batch, None)
         self.producer.flush(60)
+        self.ledger.flush()
         self._commit_offsets()
 
     def _commit_offsets(self) -> None:

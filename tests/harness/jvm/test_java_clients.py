@@ -68,7 +68,7 @@ def _replay(writer: ledger.LedgerWriter, row: list[str]) -> None:
     if event == "session":
         writer.session(n["session"], detail)
     elif event == "invoke":
-        writer.invoke(n["session"], n["id"], f["topic"], f["key"] or None, n["partition"], n["txn"], n["source"])
+        writer.invokes(n["session"], [n["id"]], f["topic"], [f["key"] or None], n["txn"], [n["source"]], n["partition"])
     elif event == "ok":
         writer.ok(n["id"], n["partition"], n["offset"])
     elif event in ("fail", "info"):
