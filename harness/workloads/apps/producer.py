@@ -3,7 +3,8 @@
 Run as ``python -m harness.workloads.apps.producer SPEC.json`` so that killing it is a real kill.
 The spec (``ProducerSpec``) carries the librdkafka configuration under test verbatim. With
 a ``transactional.id`` in that configuration it sends in transactions of ``txn_size``
-records and aborts every ``abort_every``-th one on purpose. A restarted app (an
+records (or fewer: with ``txn_ms``, a transaction also ends once it has been open that long)
+and aborts every ``abort_every``-th one on purpose. A restarted app (an
 incarnation after the first) resumes as the harness planned it (``resume``; see
 ``harness.workloads.resume``).
 
@@ -26,6 +27,7 @@ when a newer producer took its transactional.id (exit status 3).
 from __future__ import annotations
 
 import json
+import math
 import sys
 import tempfile
 import time
@@ -59,6 +61,7 @@ class ProducerSpec:
     keys: int = 0  # 0: no key (sticky partitioning); n: keys k0..k(n-1) round robin
     config: dict[str, Any] = field(default_factory=dict)
     txn_size: int = 10  # with a transactional.id: records per transaction
+    txn_ms: float = 0  # with a transactional.id: also end a transaction once open this long (0: by size only)
     abort_every: int = 0  # with a transactional.id: abort every n-th transaction (0: never)
     duplicate_every: int = 0  # an application bug: produce() every n-th record twice (0: never)
     flush_timeout_s: float = 120.0
@@ -116,10 +119,11 @@ class _Sender:
         self.producer.poll(timeout_s)
         self.ledger.flush()
 
-    def send(self, seqs: list[int], txn: int | None) -> None:
-        """Send records ``seqs`` in chunks, each record when it falls due at the spec's rate."""
+    def send(self, seqs: list[int], txn: int | None, until: float = math.inf) -> int:
+        """Send records ``seqs`` in chunks, each record when it falls due at the spec's rate, and no
+        chunk after ``until`` (monotonic time) but the first; returns how many were sent."""
         spec, done = self.spec, 0
-        while done < len(seqs):
+        while done < len(seqs) and (done == 0 or time.monotonic() < until):
             late_s = time.monotonic() - self.started
             due = min(int(late_s * spec.rate_per_s) + 1 - self.sent, spec.chunk, len(seqs) - done)
             if due <= 0:  # the next record is not due yet: serve callbacks meanwhile
@@ -129,6 +133,7 @@ class _Sender:
             done += due
             self.sent += due
             self.poll(0)
+        return done
 
     def _chunk(self, seqs: list[int], txn: int | None) -> None:
         """Ledger the chunk's sends, then hand them to the client (twice, when the app bug says so)."""
@@ -233,11 +238,14 @@ def run(spec: ProducerSpec) -> dict[str, Any]:
 
 def _run_transactions(spec: ProducerSpec, sender: _Sender, seqs: list[int], first_txn: int) -> None:
     p, ledger = sender.producer, sender.ledger
-    for txn, first in enumerate(range(0, len(seqs), spec.txn_size), start=first_txn):
+    done, txn = 0, first_txn
+    while done < len(seqs):
         p.begin_transaction()
         ledger.txn("begin", spec.session, txn)
-        sender.send(seqs[first : first + spec.txn_size], txn)
+        until = time.monotonic() + spec.txn_ms / 1000 if spec.txn_ms else math.inf
+        done += sender.send(seqs[done : done + spec.txn_size], txn, until)
         end_transaction(p, ledger, spec.session, txn, aborts_on_purpose(spec.abort_every, txn))
+        txn += 1
 
 
 def main() -> None:

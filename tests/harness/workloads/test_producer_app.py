@@ -47,6 +47,19 @@ class _Client:
     def __len__(self) -> int:
         return len(self._queue)
 
+    def flush(self, timeout: float = 0) -> int:
+        self.poll()
+        return 0
+
+    def init_transactions(self, timeout: float) -> None:
+        pass
+
+    def begin_transaction(self) -> None:
+        pass
+
+    def commit_transaction(self, timeout: float) -> None:
+        self.poll()
+
 
 def _invoke_line_ends(ledger: Path) -> dict[int, list[int]]:
     """Per record id, the byte offsets at which its ``invoke`` lines end."""
@@ -89,3 +102,25 @@ def test_every_record_reaches_the_client_after_its_invoke_line_is_written(
     assert sorted(seen) == [make_id(1, seq) for seq in range(3000)]
     h = columns.load([ledger], None)
     assert (h.sends.outcome == columns.OK).all() and len(h.sends.outcome) == 3000
+
+
+def test_transactions_end_after_txn_ms_when_that_comes_before_txn_size(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ledger = tmp_path / "producer-1.csv"
+    monkeypatch.setattr(producer_app, "Producer", lambda config: _Client(ledger))
+    spec = ProducerSpec(
+        bootstrap_servers="unused:9092",
+        topic="t",
+        ledger=str(ledger),
+        count=400,
+        rate_per_s=2000,  # 0.2 s of sending
+        config={"transactional.id": "by-time"},
+        txn_size=1000,
+        txn_ms=20,
+    )
+    assert producer_app.run(spec)["outcomes"]["ok"] == 400
+    h = columns.load([ledger], None)
+    committed = h.txns.state == columns.TXN_COMMITTED
+    assert committed.all() and 3 <= len(committed) <= 20  # about ten of 20 ms, whatever the machine's hiccups
+    assert (h.sends.txn >= 0).all()

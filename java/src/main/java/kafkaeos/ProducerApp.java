@@ -24,8 +24,9 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * twin it sends in chunks of the records due, at most {@code chunk}: their {@code invoke} lines in one write,
  * then the records to the client (see {@link Ledger}). The spec's
  * {@code config} is handed to {@code KafkaProducer} as it is: idempotent or not as it says, and with a
- * {@code transactional.id} in transactions of {@code txn_size} records, every {@code abort_every}-th of them
- * aborted on purpose after its records are written.
+ * {@code transactional.id} in transactions of {@code txn_size} records (or fewer: with {@code txn_ms}, a
+ * transaction also ends once it has been open that long), every {@code abort_every}-th of them aborted on
+ * purpose after its records are written.
  *
  * <p>Resuming after a restart is planned by the harness from the earlier ledgers and given as
  * {@code resume: {resend, in_doubt, next_seq, next_txn}} (absent or null on a first start):
@@ -112,7 +113,7 @@ public final class ProducerApp {
         }
         try {
             if (transactionalId == null) {
-                send(seqs, null);
+                send(seqs, null, Long.MAX_VALUE);
                 // Whatever is still in flight has no outcome: the checker counts it as indeterminate.
                 int unfinished = awaitDeliveries(spec.flushTimeoutS);
                 report.count("unfinished", unfinished);
@@ -145,20 +146,29 @@ public final class ProducerApp {
         return resend;
     }
 
+    /** Transactions of {@code txn_size} records, each ended early once open {@code txn_ms} (when set). */
     private void transactions(List<Integer> seqs, long firstTxn, Transactions ends) {
         long txn = firstTxn;
-        for (int first = 0; first < seqs.size(); first += spec.txnSize, txn++) {
+        for (int first = 0; first < seqs.size(); txn++) {
             producer.beginTransaction();
             ledger.txn("begin", spec.session, txn, null);
             List<Integer> these = seqs.subList(first, Math.min(first + spec.txnSize, seqs.size()));
+            long until = spec.txnMs > 0 ? System.nanoTime() + (long) (spec.txnMs * 1e6) : Long.MAX_VALUE;
             long number = txn;
-            ends.end(txn, Transactions.abortsOnPurpose(spec.abortEvery, txn), () -> send(these, number));
+            int[] sent = new int[1];
+            boolean abort = Transactions.abortsOnPurpose(spec.abortEvery, txn);
+            ends.end(txn, abort, () -> sent[0] = send(these, number, until));
+            first += sent[0];
         }
     }
 
-    /** Send {@code seqs} in chunks, each record when it falls due at the spec's rate. */
-    private void send(List<Integer> seqs, Long txn) {
-        for (int done = 0; done < seqs.size(); ) {
+    /**
+     * Send {@code seqs} in chunks, each record when it falls due at the spec's rate, and no chunk after
+     * {@code until} ({@link System#nanoTime()}) but the first; returns how many were sent.
+     */
+    private int send(List<Integer> seqs, Long txn, long until) {
+        int done = 0;
+        while (done < seqs.size() && (done == 0 || System.nanoTime() < until)) {
             long lateNs = System.nanoTime() - started;
             long due = Math.min(Math.min((long) (lateNs / 1e9 * spec.ratePerS) + 1 - sent, spec.chunk),
                 seqs.size() - done);
@@ -171,6 +181,7 @@ public final class ProducerApp {
             done += (int) due;
             sent += (int) due;
         }
+        return done;
     }
 
     /** Ledger the chunk's sends, then hand them to the client (twice, when the app bug says so). */

@@ -61,6 +61,7 @@ final class Spec {
         public int keys;
         public Map<String, Object> config = Map.of();
         public int txnSize = 10;
+        public double txnMs;
         public int abortEvery;
         public int duplicateEvery;
         public double flushTimeoutS = 120.0;
