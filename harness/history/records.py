@@ -29,7 +29,9 @@ def encode_value(record_id: int, value_bytes: int) -> bytes:
 
 
 def decode_id(value: bytes | None) -> int:
+    value = value or b""
+    bar = value.find(VALUE_SEPARATOR)  # not split(): that would copy the padding too
     try:
-        return int((value or b"").split(VALUE_SEPARATOR, 1)[0])
+        return int(value if bar < 0 else value[:bar])
     except ValueError:
         return UNDECODABLE_ID

@@ -41,7 +41,7 @@ from confluent_kafka import KafkaError, KafkaException, Message, Producer
 
 from harness.history import columns, readback
 from harness.history.ledger import LedgerWriter
-from harness.history.records import encode_value, make_id
+from harness.history.records import decode_id, encode_value, make_id
 from harness.workloads.apps.transactions import aborts_on_purpose, end_transaction, fenced, report_progress_with
 
 FENCED_EXIT = 3  # the app stopped because it was fenced (or hit another fatal error)
@@ -99,9 +99,14 @@ class _Sender:
         self.producer = Producer({"bootstrap.servers": spec.bootstrap_servers, **spec.config, **spec.login})
         self.started = self._last_ack = time.monotonic()
         self._keys = [f"k{k}" for k in range(spec.keys)]
+        self._on_delivery = self._delivered  # one bound method for every record, made once
 
-    def _delivered(self, record_id: int, err: KafkaError | None, msg: Message) -> None:
-        if err is None:  # once per record: kept to the least work
+    def _delivered(self, err: KafkaError | None, msg: Message) -> None:
+        # Once per record: kept to the least work. The record's id is read back from its value
+        # rather than bound into a closure per record: a closure per record in flight (up to
+        # queue.buffering.max.messages of them) costs more in garbage collection than this.
+        record_id = decode_id(msg.value())
+        if err is None:
             self.ledger.ok(record_id, msg.partition(), msg.offset())
             self.acknowledged += 1
             now = time.monotonic()
@@ -147,12 +152,7 @@ class _Sender:
             value = encode_value(record_id, spec.value_bytes)
             while True:
                 try:
-                    self.producer.produce(
-                        spec.topic,
-                        value,
-                        key,
-                        on_delivery=lambda err, msg, record_id=record_id: self._delivered(record_id, err, msg),
-                    )
+                    self.producer.produce(spec.topic, value, key, on_delivery=self._on_delivery)
                     break
                 except BufferError:  # local queue full: let deliveries drain
                     self.poll(0.1)

@@ -103,12 +103,14 @@ class _App:
             producer_config["transactional.id"] = spec.transactional_id or f"{spec.group_id}-{spec.session}"
         self.transactional_id = producer_config.get("transactional.id", "")
         self.producer = Producer(producer_config)
+        self._on_delivery = self._delivered  # one bound method for every record, made once
         self.sink = Sink(Path(spec.sink_db), f"session-{spec.session}") if spec.sink_db else None
         report_progress_with(self._report)
         resume = spec.resume or {}  # a restart carries on its ids and transaction numbers
         self.seq, self.txn = resume.get("next_seq", 0), resume.get("next_txn", 0)
 
-    def _delivered(self, record_id: int, err: KafkaError | None, msg: Message) -> None:
+    def _delivered(self, err: KafkaError | None, msg: Message) -> None:
+        record_id = decode_id(msg.value())  # as the producer app does: no closure per record in flight
         if err is None:
             self.ledger.ok(record_id, msg.partition(), msg.offset())
         else:
@@ -125,10 +127,7 @@ class _App:
         self.ledger.invokes(spec.session, out_ids, spec.output_topic, txn=txn, sources=sources)
         for out_id, m in zip(out_ids, inputs, strict=True):
             self.producer.produce(
-                spec.output_topic,
-                encode_value(out_id, spec.value_bytes),
-                m.key(),
-                on_delivery=lambda err, msg, out_id=out_id: self._delivered(out_id, err, msg),
+                spec.output_topic, encode_value(out_id, spec.value_bytes), m.key(), on_delivery=self._on_delivery
             )
         self.producer.poll(0)
         self.ledger.flush()

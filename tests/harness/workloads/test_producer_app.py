@@ -15,8 +15,11 @@ from harness.workloads.apps.producer import ProducerSpec
 
 
 class _Delivered:
-    def __init__(self, offset: int) -> None:
-        self._offset = offset
+    def __init__(self, value: bytes, offset: int) -> None:
+        self._value, self._offset = value, offset
+
+    def value(self) -> bytes:
+        return self._value
 
     def partition(self) -> int:
         return 0
@@ -36,12 +39,12 @@ class _Client:
 
     def produce(self, topic: str, value: bytes, key: str | None = None, on_delivery: Any = None) -> None:
         self.handed_over.append((decode_id(value), self.ledger.stat().st_size))
-        self._queue.append(on_delivery)
+        self._queue.append((on_delivery, _Delivered(value, len(self.handed_over))))
 
     def poll(self, timeout: float = 0) -> int:
         served, self._queue = self._queue, []
-        for on_delivery in served:
-            on_delivery(None, _Delivered(len(self.handed_over)))
+        for on_delivery, delivered in served:
+            on_delivery(None, delivered)
         return len(served)
 
     def __len__(self) -> int:
