@@ -132,10 +132,10 @@ def run_transformer(name: str, cluster: KafkaCluster, work: Path, source: str, n
             mode="plain",
             batch_size=TRANSFORM_BATCH,
             value_bytes=VALUE_BYTES,
-            idle_exit_s=1.0,
+            idle_exit_s=3.0,  # not in the timing (first invoke to last ok); shorter ends Java runs early here
             producer_config=PRODUCER,
         )
-        times, child = measure.run_app(client, spec, work, f"transformer-{client}-{n}")
+        times, child = measure.run_app(client, spec, work, f"transformer-{client}-{n}", TRANSFORM_RECORDS)
         return {"records_per_s": times.records_per_s, "cpu_us": child.cpu_s / times.acknowledged * 1e6}
     finally:
         measure.drop_topic(cluster, sink)

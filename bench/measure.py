@@ -160,12 +160,18 @@ def app_spec(cluster: KafkaCluster, topic: str, ledger: Path, count: int, config
 
 
 def run_app(
-    client: str, spec: ProducerSpec | TransformerSpec, work: Path, name: str, keep_ledger: bool = False
+    client: str,
+    spec: ProducerSpec | TransformerSpec,
+    work: Path,
+    name: str,
+    expect: int = 0,
+    keep_ledger: bool = False,
 ) -> tuple[LedgerTimes, Child]:
     """A producer or transformer app of ``client`` run to its end on ``spec`` (client settings in
     librdkafka's names, as scenarios write them and the harness translates them); its ledger's
-    times and its process. The ledger is deleted once read unless ``keep_ledger``: a long run's
-    ledger is tens of MB."""
+    times and its process. A run that did not get ``expect`` records acknowledged (a producer:
+    all it sent) measured something else and stops the benchmark. The ledger is deleted once
+    read unless ``keep_ledger``: a long run's ledger is tens of MB."""
     producer = isinstance(spec, ProducerSpec)
     if client == clients.JAVA and isinstance(spec, ProducerSpec):
         spec = replace(spec, config=clients.java_config(spec.config, Kind.PRODUCER)[0])
@@ -183,6 +189,9 @@ def run_app(
     command = clients.app_command(client, module, main_class, settings, settings.kafka_version)
     child = run_child(command(spec_path, doc), work, name)
     times = ledger_times(Path(spec.ledger))
+    expect = expect or (spec.count if isinstance(spec, ProducerSpec) else 0)
+    if times.acknowledged != expect:
+        raise SystemExit(f"{name}: {times.acknowledged} records acknowledged, not {expect}:\n{child.out[-3000:]}")
     if not keep_ledger:
         Path(spec.ledger).unlink()
     return times, child
