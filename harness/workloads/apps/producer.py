@@ -36,15 +36,18 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 from confluent_kafka import KafkaError, KafkaException, Message, Producer
 
-from harness.history import columns, readback
 from harness.history.ledger import LedgerWriter
 from harness.history.records import decode_id, encode_value, make_id
-from harness.workloads.apps.transactions import aborts_on_purpose, end_transaction, fenced, report_progress_with
+from harness.workloads.apps.transactions import (
+    FENCED_EXIT,
+    aborts_on_purpose,
+    end_transaction,
+    fenced,
+    report_progress_with,
+)
 
-FENCED_EXIT = 3  # the app stopped because it was fenced (or hit another fatal error)
 INIT_TRANSACTIONS_TIMEOUT_S = 30
 
 
@@ -187,15 +190,18 @@ def _resend(spec: ProducerSpec) -> list[int]:
     resend, in_doubt = resume.get("resend", []), resume.get("in_doubt", [])
     if not in_doubt:
         return list(resend)
-    committed = np.isin(make_id(spec.session, np.array(in_doubt, np.int64)), _committed_ids(spec))
-    found = set(np.array(in_doubt)[committed].tolist())
-    return [seq for seq in resend if seq not in found]
+    # Imported here, where the log is read back: numpy and pyarrow would add a quarter of a
+    # second (of CPU, more of wall time on a busy machine) to every other start of the app.
+    import numpy as np
 
+    from harness.history import columns, readback
 
-def _committed_ids(spec: ProducerSpec) -> np.ndarray:
     with tempfile.TemporaryDirectory(prefix="resume-") as tmp:
         reads = readback.read_back(spec.bootstrap_servers, [spec.topic], Path(tmp), login=spec.login)
-        return columns.load([], reads).views["read_committed"].id
+        committed_ids = columns.load([], reads).views["read_committed"].id
+    committed = np.isin(make_id(spec.session, np.array(in_doubt, np.int64)), committed_ids)
+    found = set(np.array(in_doubt)[committed].tolist())
+    return [seq for seq in resend if seq not in found]
 
 
 def run(spec: ProducerSpec) -> dict[str, Any]:

@@ -43,10 +43,10 @@ from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, KafkaExcepti
 
 from harness.history.ledger import LedgerWriter
 from harness.history.records import decode_id, encode_value, make_id
-from harness.workloads.apps.producer import FENCED_EXIT
 from harness.workloads.apps.sqlite_sink import Sink
 from harness.workloads.apps.transactions import (
     ABORTED,
+    FENCED_EXIT,
     aborts_on_purpose,
     bounded,
     end_transaction,

@@ -1,13 +1,17 @@
-"""The producer app's ledger discipline, without a broker: a record reaches the client only once
-its ``invoke`` line is in the file, whatever the chunking, keys and duplicated sends."""
+"""The producer app: without a broker, its ledger discipline (a record reaches the client only once
+its ``invoke`` line is in the file, whatever the chunking, keys and duplicated sends) and its
+transactions by time; on the cluster, a restart's read-back of the records in doubt."""
 
 from __future__ import annotations
 
+import uuid
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from harness.cluster.kafka import KafkaCluster
 from harness.history import columns
 from harness.history.records import decode_id, make_id
 from harness.workloads.apps import producer as producer_app
@@ -127,3 +131,22 @@ def test_transactions_end_after_txn_ms_when_that_comes_before_txn_size(
     committed = h.txns.state == columns.TXN_COMMITTED
     assert committed.all() and 3 <= len(committed) <= 20  # about ten of 20 ms, whatever the machine's hiccups
     assert (h.sends.txn >= 0).all()
+
+
+def test_a_restart_drops_the_in_doubt_records_it_finds_committed(cluster: KafkaCluster, tmp_path: Path) -> None:
+    topic = f"resume-{uuid.uuid4().hex[:8]}"
+    cluster.create_topic(topic, 1)
+    spec = ProducerSpec(
+        bootstrap_servers=cluster.bootstrap_servers(),
+        topic=topic,
+        ledger=str(tmp_path / "producer-1.csv"),
+        count=40,
+        rate_per_s=1e9,
+        config={"transactional.id": f"resume-{uuid.uuid4().hex[:6]}"},
+        txn_size=20,
+        login=cluster.client_config(),
+    )
+    assert producer_app.run(spec)["outcomes"]["ok"] == 40
+    # Seqs 30..49 as if a transaction of 30..39 and one of 40..49 (never sent) were in doubt.
+    planned = replace(spec, resume={"resend": list(range(30, 50)), "in_doubt": list(range(30, 50))})
+    assert producer_app._resend(planned) == list(range(40, 50))
