@@ -132,7 +132,7 @@ def run_transformer(name: str, cluster: KafkaCluster, work: Path, source: str, n
             mode="plain",
             batch_size=TRANSFORM_BATCH,
             value_bytes=VALUE_BYTES,
-            idle_exit_s=3.0,  # not in the timing (first invoke to last ok); shorter ends Java runs early here
+            idle_exit_s=1.0,  # after the last input: outside the timing (first invoke to last ok)
             producer_config=PRODUCER,
         )
         times, child = measure.run_app(client, spec, work, f"transformer-{client}-{n}", TRANSFORM_RECORDS)

@@ -150,7 +150,6 @@ class _App:
                     if not self._nothing_to_do(time.monotonic() - started):
                         idle_since = time.monotonic()
                     continue
-                idle_since = time.monotonic()
                 self.counts["consumed"] += len(batch)
                 if self.sink is not None:
                     self._effects(batch, self.sink)
@@ -159,6 +158,9 @@ class _App:
                 else:
                     self._plain(batch)
                 self.counts["batches"] += 1
+                # Idle from the end of the work: a batch slowed down (by a fault, or a busy
+                # machine) for longer than idle_exit_s must not end the app before it looks again.
+                idle_since = time.monotonic()
         except KafkaException as exc:
             err = exc.args[0]
             self.errors[err.name()] += 1

@@ -136,7 +136,6 @@ public final class TransformerApp {
                     }
                     continue;
                 }
-                idleSince = System.nanoTime();
                 report.count("consumed", batch.count());
                 if (transactional) {
                     transaction(batch);
@@ -144,6 +143,9 @@ public final class TransformerApp {
                     plain(batch);
                 }
                 report.count("batches", 1);
+                // Idle from the end of the work: a batch slowed down (by a fault, or a busy machine) for
+                // longer than idle_exit_s must not end the app before it looks again.
+                idleSince = System.nanoTime();
             }
         } catch (KafkaException | IllegalStateException e) {
             report.error(Outcomes.name(e));
