@@ -35,10 +35,13 @@ harness's Java app, or Kafka's own ``ConsumerPerformance`` to read).
    parsed (record batch format v2: 12 bytes of offset and length, then ``batchLength`` bytes;
    attribute bit 5 marks a control batch).
 
-Verdicts: *reproduced* when the claimed difference shows and the two sets of runs do not overlap
-(the difference is outside their spread) and its size agrees with the claim; *refuted* when a
-difference outside the spread contradicts the claim; *not seen* otherwise. A claim that something
-costs nothing is worded as the cost it denies: *not seen* there agrees with the claim.
+Verdicts compare the rows round by round (each round's two runs minutes apart at most): a
+difference is *outside the spread* when it has the same sign in every round, i.e. the min-max of
+the per-round differences (or ratios) excludes none (1). *Reproduced*: the claimed difference is
+outside the spread and of the claimed size; *refuted*: a difference outside the spread
+contradicts the claim; *not seen* otherwise. A claim that something costs nothing is worded as the
+cost it denies: *not seen* there agrees with the claim. ``--from runs/bench/eos.json`` prints the
+tables and verdicts of a saved run again.
 The table is printed and written to ``runs/bench/eos.json``.
 """
 
@@ -60,7 +63,7 @@ from typing import Any
 
 import measure
 import numpy as np
-from measure import PARTITIONS, separated, spread
+from measure import PARTITIONS, spread
 
 from harness.cluster.kafka import KafkaCluster
 from harness.history import columns, readback
@@ -266,9 +269,16 @@ def _control_batches(cluster: KafkaCluster, topic: str, partition: int) -> list[
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=ROUNDS, help=f"repetitions of every row ({ROUNDS})")
+    parser.add_argument("--from", dest="saved", type=Path, help="print a saved run's tables and verdicts again")
     args = parser.parse_args()
-    started, before = time.monotonic(), measure.machine()
     groups = [(client, size) for client in clients.CLIENTS for size in SIZES]
+    if args.saved:
+        saved = json.loads(args.saved.read_text())
+        report(saved["runs"], groups, saved["rounds"])
+        print(measure.machine_text(saved["machine_before"], saved["machine_after"]))
+        print(f"{saved['wall_s']} s in all")
+        return
+    started, before = time.monotonic(), measure.machine()
     with KafkaCluster(Settings()) as cluster, tempfile.TemporaryDirectory(prefix="bench-eos-") as tmp:
         work = Path(tmp)
         consumed = fill_committed(cluster, work)
@@ -315,10 +325,11 @@ def _claim(claim: str, measured: str, verdict: str) -> dict[str, str]:
 
 
 def _difference(low: list[float], high: list[float]) -> str:
-    """Whether ``high`` is above ``low`` beyond both spreads: "above", "below" or "overlap"."""
-    if not separated(low, high):
-        return "overlap"
-    return "above" if min(high) > max(low) else "below"
+    """Whether ``high`` is above ``low`` beyond the spread, round by round: "above" when it is in
+    every round (the per-round differences' min-max range lies above zero), "below" when it is
+    below in every round, else "overlap"."""
+    differences = [h - lo for lo, h in zip(low, high, strict=True)]
+    return "above" if min(differences) > 0 else "below" if max(differences) < 0 else "overlap"
 
 
 def report(runs: Runs, groups: list[tuple[str, int]], rounds: int) -> list[dict[str, str]]:
@@ -389,6 +400,13 @@ def _percent(fractions: list[float]) -> str:
     return f"{spread([100 * f for f in fractions]).text('.1f')} %"
 
 
+def _per_round(low: list[float], high: list[float], unit: str = "") -> str:
+    """The per-round difference ``high - low`` that the verdict reads (as a ratio without a unit)."""
+    if unit:
+        return f"per round {spread([h - lo for lo, h in zip(low, high, strict=True)]).text('+.1f')} {unit}"
+    return f"per round x{spread([h / lo for lo, h in zip(low, high, strict=True)]).text('.2f')}"
+
+
 def _throughput_claims(runs: Runs, overhead: dict[Any, list[float]], cost: dict[Any, list[float]]) -> list[Any]:
     claims = []
     for client in clients.CLIENTS:
@@ -400,19 +418,19 @@ def _throughput_claims(runs: Runs, overhead: dict[Any, list[float]], cost: dict[
         claims.append(
             _claim(
                 f"{client}: transactions committed every 100 ms cost about 3 % of idempotent throughput (1 KB)",
-                f"overhead {_percent(cut)}; idempotent {spread(idem).text()}, transactional {spread(txn).text()}",
+                f"overhead {_percent(cut)}; idempotent {spread(idem).text()}, transactional {spread(txn).text()} "
+                f"records/s",
                 "not seen" if where == "overlap" else "reproduced" if where == "above" and sized else "refuted",
             )
         )
         for size in SIZES:
-            short = _values(runs, f"throughput {client} {size} txn 10 ms", "records_per_s")
-            long = _values(runs, f"throughput {client} {size} txn 1 s", "records_per_s")
+            short, long = overhead[(client, size, "txn 10 ms")], overhead[(client, size, "txn 1 s")]
             claims.append(
                 _claim(
                     f"{client}, {size} B: more records per transaction, lower overhead (10 ms against 1 s)",
-                    f"overhead at 10 ms {_percent(overhead[(client, size, 'txn 10 ms')])}, "
-                    f"at 1 s {_percent(overhead[(client, size, 'txn 1 s')])}",
-                    {"above": "reproduced", "below": "refuted", "overlap": "not seen"}[_difference(short, long)],
+                    f"overhead at 10 ms {_percent(short)}, at 1 s {_percent(long)}; "
+                    f"{_per_round([100 * x for x in long], [100 * x for x in short], 'points')}",
+                    {"above": "reproduced", "below": "refuted", "overlap": "not seen"}[_difference(long, short)],
                 )
             )
         for row in ("txn 10 ms", "txn 100 ms"):
@@ -422,7 +440,7 @@ def _throughput_claims(runs: Runs, overhead: dict[Any, list[float]], cost: dict[
                     f"{client}, {row}: the cost grows with the records in a transaction (the seed: a cost per "
                     "transaction, not per record)",
                     f"cost per transaction {spread(big).text('.1f')} ms at 1000 B, {spread(small).text('.1f')} ms "
-                    "at 100 B (more records per transaction)",
+                    f"at 100 B (more records per transaction); {_per_round(big, small, 'ms')}",
                     "refuted" if _difference(big, small) == "above" else "not seen",
                 )
             )
@@ -433,7 +451,8 @@ def _throughput_claims(runs: Runs, overhead: dict[Any, list[float]], cost: dict[
                 _claim(
                     f"{client}, {size} B: idempotence costs throughput at equal acks and in-flight (KIP-679: no "
                     "significant cost)",
-                    f"idempotence off {spread(plain).text()}, on {spread(idem).text()} records/s",
+                    f"idempotence off {spread(plain).text()}, on {spread(idem).text()} records/s; off/on "
+                    f"{_per_round(idem, plain)}",
                     "refuted" if _difference(idem, plain) == "above" else "not seen",
                 )
             )
@@ -470,7 +489,10 @@ def _consumer_claims(runs: Runs) -> list[dict[str, str]]:
     for client in clients.CLIENTS:
         rc = _values(runs, f"consume {client} read_committed", "records_per_s")
         ru = _values(runs, f"consume {client} read_uncommitted", "records_per_s")
-        measured = f"read_committed {spread(rc).text()}, read_uncommitted {spread(ru).text()} records/s"
+        measured = (
+            f"read_committed {spread(rc).text()}, read_uncommitted {spread(ru).text()} records/s; "
+            f"uncommitted/committed {_per_round(rc, ru)}"
+        )
         verdict = "refuted" if _difference(rc, ru) == "above" else "not seen"
         claims.append(
             _claim(

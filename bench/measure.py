@@ -244,11 +244,6 @@ def ratios(values: Sequence[float], baseline: Sequence[float]) -> Spread:
     return spread([v / b for v, b in zip(values, baseline, strict=True)])
 
 
-def separated(a: Sequence[float], b: Sequence[float]) -> bool:
-    """Whether two sets of repetitions do not overlap: the difference is outside the spread."""
-    return max(a) < min(b) or max(b) < min(a)
-
-
 def machine() -> dict[str, Any]:
     """The machine a benchmark ran on, and how busy it was (other sessions share it)."""
     mem_kib = next(
