@@ -1,7 +1,7 @@
 # kafka-eos-harness. A fresh machine needs two commands: `make setup`, then `make test`.
 VENV := .venv/bin
 
-.PHONY: setup test test-unit test-properties lint stability bench-cluster bench-checker bench-spark clean
+.PHONY: setup test test-unit test-properties lint stability bench-cluster bench-checker bench-spark bench-driver bench-eos clean
 
 setup:  ## Python env, Docker engine, build tools and images (skips what exists)
 	bash scripts/setup.sh
@@ -46,3 +46,9 @@ bench-checker: $(VENV)/python  ## checker wall time and peak RSS at 1M and 10M r
 
 bench-spark: $(VENV)/python  ## Spark's Kafka sink vs the exactly-once foreachBatch sink: records/s, batch p50/p99
 	$(VENV)/python bench/bench_spark.py
+
+bench-driver: $(VENV)/python  ## the harness's apps against the bare client and ProducerPerformance: records/s, ratios
+	$(VENV)/python bench/bench_driver.py
+
+bench-eos: $(VENV)/python  ## the seeds' EOS performance claims measured side by side, with a verdict each
+	$(VENV)/python bench/bench_eos.py

@@ -71,10 +71,11 @@ fi
 
 # --- 2b. Java apps ------------------------------------------------------------------
 # The workload apps on Kafka's Java client (java/, harness/jvm/java_clients.py): built with Maven
-# once per source change, and the client jars of every tested Kafka version fetched once.
+# once per source change, and the client jars of every tested Kafka version fetched once; also
+# kafka-tools for the default version (ProducerPerformance, for `make bench-driver`).
 java_apps_ready() { .venv/bin/python -c 'import sys; from harness.settings import Settings; from harness.jvm import java_clients; sys.exit(not java_clients.ready(Settings()))' 2>/dev/null; }
 if java_apps_ready; then
-  say "java apps: built, client jars cached"
+  say "java apps: built, client and tools jars cached"
 else
   need_cmd mvn maven
   need_cmd javac openjdk-17-jdk-headless
@@ -88,7 +89,7 @@ try:
 except HarnessError as exc:
     sys.exit(f"setup: {exc}\n{exc.detail}")
 '
-  say "java apps: built, client jars fetched"
+  say "java apps: built, client and tools jars fetched"
 fi
 
 # --- 2c. Chromium ----------------------------------------------------------------------

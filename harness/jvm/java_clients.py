@@ -9,7 +9,10 @@ client version:
 - ``app_jar``: ``mvn package`` of ``java/`` into ``<cache>/java-apps/<hash of its sources>``;
 - ``client_classpath``: the runtime closure of ``kafka-clients`` (and ``kafka-streams`` on
   request) of one version, with Jackson and an slf4j binding, into ``<cache>/java-clients/``;
-- ``command``: the ``java`` command line of an app; the spec path goes last.
+- ``command``: the ``java`` command line of an app; the spec path goes last;
+- ``tools_classpath``: Kafka's own tools (``kafka-tools``: ``ProducerPerformance`` for
+  ``make bench-driver``) of one version with an slf4j binding, into
+  ``<cache>/java-tools/<version>-<hash of its pom>``.
 
 Each cache folder appears complete (with its marker) or not at all: it is staged beside its
 place and renamed into it, so a killed build leaves no half folder, and a warm call only
@@ -30,13 +33,17 @@ from harness.cluster.images import check_kafka_version
 from harness.errors import HarnessError
 from harness.jvm.maven import maven_closure, unresolved
 from harness.progress import step
-from harness.settings import KNOWN_KAFKA_VERSIONS, Settings
+from harness.settings import DEFAULT_KAFKA_VERSION, KNOWN_KAFKA_VERSIONS, Settings
 
 JAVA_DIR = Path(__file__).resolve().parents[2] / "java"
 PRODUCER_APP = "kafkaeos.ProducerApp"
 TRANSFORMER_APP = "kafkaeos.TransformerApp"
 # Client versions checked to resolve from Maven Central (kafka-streams: up to 4.3.1).
 KNOWN_CLIENT_VERSIONS = KNOWN_KAFKA_VERSIONS
+# kafka-tools 4.4.0 is not on Maven Central: newer clusters are measured with the 4.3.1 tools
+# (ProducerPerformance and ConsumerPerformance are clients; 4.3.1 speaks to a 4.4.0 broker).
+NEWEST_TOOLS_VERSION = "4.3.1"
+TOOLS_VERSIONS = f"{NEWEST_TOOLS_VERSION} and older"
 # The broker's own choices for 4.3.1: slf4j-simple must match the slf4j-api 1.7 that every
 # tested kafka-clients version depends on (a 2.x binding does not bind to a 1.7 API).
 JACKSON_VERSION = "2.21.2"
@@ -77,16 +84,31 @@ def _client_folder(settings: Settings, version: str, streams: bool) -> Path:
     return settings.cache_dir / "java-clients" / (f"{version}-streams" if streams else version)
 
 
+def _closure_pom(*artifacts: tuple[str, str, str]) -> str:
+    """A pom whose runtime closure is ``artifacts`` and theirs, with slf4j-simple to log through."""
+    logging = (
+        # Named here so that this version wins over the artifacts' own (nearest wins in Maven).
+        ("org.slf4j", "slf4j-api", SLF4J_VERSION),
+        ("org.slf4j", "slf4j-simple", SLF4J_VERSION),
+    )
+    return _CLIENT_POM.format(dependencies="\n".join(_DEPENDENCY.format(*a) for a in (*artifacts, *logging)))
+
+
 def _client_pom(version: str, streams: bool) -> str:
-    artifacts = [
+    return _closure_pom(
         ("org.apache.kafka", "kafka-clients", version),
         *([("org.apache.kafka", "kafka-streams", version)] if streams else []),
         ("com.fasterxml.jackson.core", "jackson-databind", JACKSON_VERSION),
-        # Named here so that this version wins over the clients' own (nearest wins in Maven).
-        ("org.slf4j", "slf4j-api", SLF4J_VERSION),
-        ("org.slf4j", "slf4j-simple", SLF4J_VERSION),
-    ]
-    return _CLIENT_POM.format(dependencies="\n".join(_DEPENDENCY.format(*a) for a in artifacts))
+    )
+
+
+def _tools_pom(version: str) -> str:
+    return _closure_pom(("org.apache.kafka", "kafka-tools", version))
+
+
+def _tools_folder(settings: Settings, version: str) -> Path:
+    pom_hash = hashlib.sha256(_tools_pom(version).encode()).hexdigest()[:12]
+    return settings.cache_dir / "java-tools" / f"{version}-{pom_hash}"
 
 
 def _complete(folder: Path, marker: str) -> bool:
@@ -141,12 +163,30 @@ def client_classpath(settings: Settings, version: str, streams: bool = False) ->
     """The jars an app needs at run time to use Kafka's Java client ``version`` (with
     ``streams``, Kafka Streams too), resolved once per version with mvn."""
     check_kafka_version(version)
-    folder = _client_folder(settings, version, streams)
-    pom = _client_pom(version, streams)
+    what = f"kafka-{'streams' if streams else 'clients'}:{version}"
+    known = f"{', '.join(KNOWN_CLIENT_VERSIONS)} (kafka-streams up to 4.3.1)"
+    return _closure(_client_folder(settings, version, streams), _client_pom(version, streams), what, known)
+
+
+def tools_classpath(settings: Settings, version: str) -> list[Path]:
+    """The jars to run Kafka's own tools (``org.apache.kafka.tools.ProducerPerformance``,
+    ``VerifiableProducer``, ...) for a cluster of ``version``, resolved once per version with mvn."""
+    check_kafka_version(version)
+    version = tools_version(version)
+    return _closure(_tools_folder(settings, version), _tools_pom(version), f"kafka-tools:{version}", TOOLS_VERSIONS)
+
+
+def tools_version(kafka_version: str) -> str:
+    """The kafka-tools version used against a cluster of ``kafka_version``: its own, or the newest
+    on Maven Central when it is newer."""
+    return min(kafka_version, NEWEST_TOOLS_VERSION, key=lambda v: tuple(map(int, v.split("."))))
+
+
+def _closure(folder: Path, pom: str, what: str, known: str) -> list[Path]:
+    """The jars of ``pom``'s runtime closure, copied into ``folder`` with mvn unless they are there."""
     if _complete(folder, pom):
         return _jars(folder)
     folder.parent.mkdir(parents=True, exist_ok=True)
-    what = f"kafka-{'streams' if streams else 'clients'}:{version}"
     with (
         step(f"resolve {what} and its runtime closure with mvn"),
         tempfile.TemporaryDirectory(dir=folder.parent) as tmp,
@@ -156,9 +196,8 @@ def client_classpath(settings: Settings, version: str, streams: bool = False) ->
         staged = work / "jars"
         try:
             # -U: ask again for artifacts an earlier attempt found missing (Maven waits a day otherwise).
-            maven_closure(work / "pom.xml", staged, f"resolve Kafka's Java client {what}", "-U")
+            maven_closure(work / "pom.xml", staged, f"resolve org.apache.kafka:{what}", "-U")
         except HarnessError as exc:
-            known = f"{', '.join(KNOWN_CLIENT_VERSIONS)} (kafka-streams up to 4.3.1)"
             raise unresolved(exc, f"org.apache.kafka:{what}", known) from exc
         _publish(staged, folder, pom)
     return _jars(folder)
@@ -175,13 +214,18 @@ def command(settings: Settings, version: str, main_class: str, streams: bool = F
 def ready(settings: Settings) -> bool:
     """Whether ``prepare`` would find everything cached, without running Maven (setup.sh asks first)."""
     app = _app_folder(settings)
-    return _complete(app, app.name) and all(
-        _complete(_client_folder(settings, v, False), _client_pom(v, False)) for v in KNOWN_KAFKA_VERSIONS
+    tools = tools_version(DEFAULT_KAFKA_VERSION)
+    return (
+        _complete(app, app.name)
+        and all(_complete(_client_folder(settings, v, False), _client_pom(v, False)) for v in KNOWN_KAFKA_VERSIONS)
+        and _complete(_tools_folder(settings, tools), _tools_pom(tools))
     )
 
 
 def prepare(settings: Settings) -> None:
-    """Build the apps and resolve the client of every tested Kafka version."""
+    """Build the apps, resolve the client of every tested Kafka version, and the tools of the default
+    version (for ``make bench-driver``)."""
     app_jar(settings)
     for version in KNOWN_KAFKA_VERSIONS:
         client_classpath(settings, version)
+    tools_classpath(settings, DEFAULT_KAFKA_VERSION)

@@ -3,9 +3,20 @@
 Run as ``python -m harness.workloads.apps.producer SPEC.json`` so that killing it is a real kill.
 The spec (``ProducerSpec``) carries the librdkafka configuration under test verbatim. With
 a ``transactional.id`` in that configuration it sends in transactions of ``txn_size``
-records and aborts every ``abort_every``-th one on purpose. A restarted app (an
+records (or fewer: with ``txn_ms``, a transaction also ends once it has been open that long)
+and aborts every ``abort_every``-th one on purpose. A restarted app (an
 incarnation after the first) resumes as the harness planned it (``resume``; see
 ``harness.workloads.resume``).
+
+It sends in **chunks**: every record due by now at the spec's rate, at most ``chunk`` of
+them (one at a time at a modest rate, ``chunk`` at a time flat out). A chunk's ``invoke``
+lines are written in one ``write()``, and only then are its records handed to
+``produce()``; the delivery callbacks' outcome lines are collected and written once per
+``poll()``, which follows every chunk (``harness.history.ledger``). So a SIGKILL leaves
+every record in the log with its ``invoke`` line, and at most ``chunk`` +
+``queue.buffering.max.messages`` sends without an outcome: the rest of the chunk not yet
+handed over, and what librdkafka held (queued, in flight, or delivered in the ``poll()``
+that was running), which it caps at that many messages.
 
 Its last line of output is a JSON report: outcome counts, error names, the longest
 time without an acknowledgement (how long the cluster was unavailable to it), or a
@@ -16,6 +27,7 @@ when a newer producer took its transactional.id (exit status 3).
 from __future__ import annotations
 
 import json
+import math
 import sys
 import tempfile
 import time
@@ -24,15 +36,18 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 from confluent_kafka import KafkaError, KafkaException, Message, Producer
 
-from harness.history import columns, readback
 from harness.history.ledger import LedgerWriter
-from harness.history.records import encode_value, make_id
-from harness.workloads.apps.transactions import aborts_on_purpose, end_transaction, fenced, report_progress_with
+from harness.history.records import decode_id, encode_value, make_id
+from harness.workloads.apps.transactions import (
+    FENCED_EXIT,
+    aborts_on_purpose,
+    end_transaction,
+    fenced,
+    report_progress_with,
+)
 
-FENCED_EXIT = 3  # the app stopped because it was fenced (or hit another fatal error)
 INIT_TRANSACTIONS_TIMEOUT_S = 30
 
 
@@ -44,10 +59,12 @@ class ProducerSpec:
     session: int = 1  # the app's session: its record ids carry it, restarts continue it
     count: int = 2000
     rate_per_s: float = 200.0
+    chunk: int = 1000  # at most this many records per ledger write and produce() burst (module doc)
     value_bytes: int = 100
     keys: int = 0  # 0: no key (sticky partitioning); n: keys k0..k(n-1) round robin
     config: dict[str, Any] = field(default_factory=dict)
     txn_size: int = 10  # with a transactional.id: records per transaction
+    txn_ms: float = 0  # with a transactional.id: also end a transaction once open this long (0: by size only)
     abort_every: int = 0  # with a transactional.id: abort every n-th transaction (0: never)
     duplicate_every: int = 0  # an application bug: produce() every n-th record twice (0: never)
     flush_timeout_s: float = 120.0
@@ -77,19 +94,27 @@ def outcome_of(err: KafkaError) -> str:
 class _Sender:
     def __init__(self, spec: ProducerSpec, ledger: LedgerWriter) -> None:
         self.spec, self.ledger = spec, ledger
-        self.counts = {"ok": 0, "fail": 0, "info": 0}
+        self.counts = {"fail": 0, "info": 0}
+        self.acknowledged = 0
         self.errors: Counter[str] = Counter()
         self.longest_ack_gap_s = 0.0  # the longest time without any acknowledgement: unavailability
         self.sent = 0
         self.producer = Producer({"bootstrap.servers": spec.bootstrap_servers, **spec.config, **spec.login})
         self.started = self._last_ack = time.monotonic()
+        self._keys = [f"k{k}" for k in range(spec.keys)]
+        self._on_delivery = self._delivered  # one bound method for every record, made once
 
-    def _delivered(self, record_id: int, err: KafkaError | None, msg: Message) -> None:
+    def _delivered(self, err: KafkaError | None, msg: Message) -> None:
+        # Once per record: kept to the least work. The record's id is read back from its value
+        # rather than bound into a closure per record: a closure per record in flight (up to
+        # queue.buffering.max.messages of them) costs more in garbage collection than this.
+        record_id = decode_id(msg.value())
         if err is None:
             self.ledger.ok(record_id, msg.partition(), msg.offset())
-            self.counts["ok"] += 1
+            self.acknowledged += 1
             now = time.monotonic()
-            self.longest_ack_gap_s = max(self.longest_ack_gap_s, now - self._last_ack)
+            if now - self._last_ack > self.longest_ack_gap_s:
+                self.longest_ack_gap_s = now - self._last_ack
             self._last_ack = now
         else:
             kind = outcome_of(err)
@@ -97,31 +122,60 @@ class _Sender:
             self.counts[kind] += 1
             self.errors[err.name()] += 1
 
-    def send(self, seq: int, txn: int | None) -> None:
-        """Send record ``seq`` at the spec's rate (twice, when the app bug says so)."""
+    def poll(self, timeout_s: float) -> None:
+        """Serve delivery callbacks, then write the outcomes they collected."""
+        self.producer.poll(timeout_s)
+        self.ledger.flush()
+
+    def send(self, seqs: list[int], txn: int | None, until: float = math.inf) -> int:
+        """Send records ``seqs`` in chunks, each record when it falls due at the spec's rate, and no
+        chunk after ``until`` (monotonic time) but the first; returns how many were sent."""
+        spec, done = self.spec, 0
+        while done < len(seqs) and (done == 0 or time.monotonic() < until):
+            late_s = time.monotonic() - self.started
+            due = min(int(late_s * spec.rate_per_s) + 1 - self.sent, spec.chunk, len(seqs) - done)
+            if due <= 0:  # the next record is not due yet: serve callbacks meanwhile
+                self.poll(self.sent / spec.rate_per_s - late_s)
+                continue
+            self._chunk(seqs[done : done + due], txn)
+            done += due
+            self.sent += due
+            self.poll(0)
+        return done
+
+    def _chunk(self, seqs: list[int], txn: int | None) -> None:
+        """Ledger the chunk's sends, then hand them to the client (twice, when the app bug says so)."""
         spec = self.spec
-        self.producer.poll(max(0.0, self.started + self.sent / spec.rate_per_s - time.monotonic()))
-        self.sent += 1
-        record_id = make_id(spec.session, seq)
-        key = f"k{seq % spec.keys}" if spec.keys else None
-        twice = spec.duplicate_every and seq % spec.duplicate_every == spec.duplicate_every - 1
-        for _ in range(2 if twice else 1):
-            self.ledger.invoke(spec.session, record_id, spec.topic, key=key, txn=txn)
+        every = spec.duplicate_every
+        sends = [seq for seq in seqs for _ in range(2 if seq % every == every - 1 else 1)] if every else seqs
+        ids = [make_id(spec.session, seq) for seq in sends]
+        keys = [self._keys[seq % spec.keys] for seq in sends] if spec.keys else [None] * len(sends)
+        self.ledger.invokes(spec.session, ids, spec.topic, keys, txn)
+        for n, (record_id, key) in enumerate(zip(ids, keys, strict=True)):
+            value = encode_value(record_id, spec.value_bytes)
             while True:
                 try:
-                    self.producer.produce(
-                        spec.topic,
-                        encode_value(record_id, spec.value_bytes),
-                        key.encode() if key else None,
-                        on_delivery=lambda err, msg, record_id=record_id: self._delivered(record_id, err, msg),
-                    )
+                    self.producer.produce(spec.topic, value, key, on_delivery=self._on_delivery)
                     break
                 except BufferError:  # local queue full: let deliveries drain
-                    self.producer.poll(0.1)
+                    self.poll(0.1)
+                except KafkaException as exc:  # refused, so surely not written, nor the rest of the chunk
+                    for never in ids[n:]:
+                        self.ledger.fail(never, exc.args[0].name())
+                    self.counts["fail"] += len(ids) - n
+                    self.errors[exc.args[0].name()] += len(ids) - n
+                    raise
+
+    def drain(self, timeout_s: float) -> int:
+        """Wait up to ``timeout_s`` for every outcome, writing them as they come; how many have none."""
+        deadline = time.monotonic() + timeout_s
+        while len(self.producer) and time.monotonic() < deadline:
+            self.poll(min(0.1, max(0.0, deadline - time.monotonic())))
+        return len(self.producer)
 
     def report(self, **extra: Any) -> dict[str, Any]:
         return {
-            "outcomes": self.counts,
+            "outcomes": {"ok": self.acknowledged, **self.counts},
             "errors": dict(self.errors),
             "longest_ack_gap_s": round(self.longest_ack_gap_s, 3),
             **extra,
@@ -136,15 +190,18 @@ def _resend(spec: ProducerSpec) -> list[int]:
     resend, in_doubt = resume.get("resend", []), resume.get("in_doubt", [])
     if not in_doubt:
         return list(resend)
-    committed = np.isin(make_id(spec.session, np.array(in_doubt, np.int64)), _committed_ids(spec))
-    found = set(np.array(in_doubt)[committed].tolist())
-    return [seq for seq in resend if seq not in found]
+    # Imported here, where the log is read back: numpy and pyarrow would add a quarter of a
+    # second (of CPU, more of wall time on a busy machine) to every other start of the app.
+    import numpy as np
 
+    from harness.history import columns, readback
 
-def _committed_ids(spec: ProducerSpec) -> np.ndarray:
     with tempfile.TemporaryDirectory(prefix="resume-") as tmp:
         reads = readback.read_back(spec.bootstrap_servers, [spec.topic], Path(tmp), login=spec.login)
-        return columns.load([], reads).views["read_committed"].id
+        committed_ids = columns.load([], reads).views["read_committed"].id
+    committed = np.isin(make_id(spec.session, np.array(in_doubt, np.int64)), committed_ids)
+    found = set(np.array(in_doubt)[committed].tolist())
+    return [seq for seq in resend if seq not in found]
 
 
 def run(spec: ProducerSpec) -> dict[str, Any]:
@@ -168,10 +225,9 @@ def run(spec: ProducerSpec) -> dict[str, Any]:
     resume = spec.resume or {}
     seqs = resend + list(range(resume.get("next_seq", 0), spec.count))
     if not transactional_id:
-        for seq in seqs:
-            sender.send(seq, None)
+        sender.send(seqs, None)
         # Whatever is still queued has no outcome: the checker counts it as indeterminate.
-        sender.counts["unfinished"] = sender.producer.flush(spec.flush_timeout_s)
+        sender.counts["unfinished"] = sender.drain(spec.flush_timeout_s)
     else:
         try:
             _run_transactions(spec, sender, seqs, resume.get("next_txn", 0))
@@ -188,12 +244,14 @@ def run(spec: ProducerSpec) -> dict[str, Any]:
 
 def _run_transactions(spec: ProducerSpec, sender: _Sender, seqs: list[int], first_txn: int) -> None:
     p, ledger = sender.producer, sender.ledger
-    for txn, first in enumerate(range(0, len(seqs), spec.txn_size), start=first_txn):
+    done, txn = 0, first_txn
+    while done < len(seqs):
         p.begin_transaction()
         ledger.txn("begin", spec.session, txn)
-        for seq in seqs[first : first + spec.txn_size]:
-            sender.send(seq, txn)
+        until = time.monotonic() + spec.txn_ms / 1000 if spec.txn_ms else math.inf
+        done += sender.send(seqs[done : done + spec.txn_size], txn, until)
         end_transaction(p, ledger, spec.session, txn, aborts_on_purpose(spec.abort_every, txn))
+        txn += 1
 
 
 def main() -> None:

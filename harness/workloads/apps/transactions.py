@@ -21,6 +21,7 @@ from confluent_kafka import KafkaError, KafkaException, Producer
 from harness.history.ledger import LedgerWriter
 
 COMMITTED, ABORTED = "committed", "aborted"
+FENCED_EXIT = 3  # the app stopped because it was fenced (or hit another fatal error)
 STUCK_EXIT = 4  # the app gave up on a client call that outlived its own timeout
 STUCK_GRACE_S = 15.0
 _progress: Callable[[], dict[str, Any]] = dict  # the app's report so far, for a report written in haste

@@ -3,7 +3,9 @@ output record per input record to an output topic, writing its ledger.
 
 Run as ``python -m harness.workloads.apps.transformer SPEC.json`` so that killing or pausing it
 is real. Each output gets a fresh id of the app's session and names its input as its
-``source`` in the ledger, so the checker can count outputs per input (exactly once).
+``source`` in the ledger, so the checker can count outputs per input (exactly once). A
+batch's ``invoke`` lines are written in one ``write()`` before any of its outputs is
+produced, and the outcome lines once per batch (``harness.history.ledger``).
 
 Two modes (``TransformerSpec.mode``):
 
@@ -41,10 +43,10 @@ from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, KafkaExcepti
 
 from harness.history.ledger import LedgerWriter
 from harness.history.records import decode_id, encode_value, make_id
-from harness.workloads.apps.producer import FENCED_EXIT
 from harness.workloads.apps.sqlite_sink import Sink
 from harness.workloads.apps.transactions import (
     ABORTED,
+    FENCED_EXIT,
     aborts_on_purpose,
     bounded,
     end_transaction,
@@ -101,12 +103,14 @@ class _App:
             producer_config["transactional.id"] = spec.transactional_id or f"{spec.group_id}-{spec.session}"
         self.transactional_id = producer_config.get("transactional.id", "")
         self.producer = Producer(producer_config)
+        self._on_delivery = self._delivered  # one bound method for every record, made once
         self.sink = Sink(Path(spec.sink_db), f"session-{spec.session}") if spec.sink_db else None
         report_progress_with(self._report)
         resume = spec.resume or {}  # a restart carries on its ids and transaction numbers
         self.seq, self.txn = resume.get("next_seq", 0), resume.get("next_txn", 0)
 
-    def _delivered(self, record_id: int, err: KafkaError | None, msg: Message) -> None:
+    def _delivered(self, err: KafkaError | None, msg: Message) -> None:
+        record_id = decode_id(msg.value())  # as the producer app does: no closure per record in flight
         if err is None:
             self.ledger.ok(record_id, msg.partition(), msg.offset())
         else:
@@ -114,18 +118,19 @@ class _App:
             self.ledger.info(record_id, err.name())
 
     def _emit(self, inputs: list[Message], txn: int | None) -> None:
+        """The batch's outputs: their ``invoke`` lines in one write, then the records to the client
+        (as the producer app does with a chunk), then the outcomes served so far written."""
         spec = self.spec
-        for m in inputs:
-            out_id = make_id(spec.session, self.seq)
-            self.seq += 1
-            self.ledger.invoke(spec.session, out_id, spec.output_topic, key=None, txn=txn, source=decode_id(m.value()))
+        out_ids = [make_id(spec.session, seq) for seq in range(self.seq, self.seq + len(inputs))]
+        self.seq += len(inputs)
+        sources = [decode_id(m.value()) for m in inputs]
+        self.ledger.invokes(spec.session, out_ids, spec.output_topic, txn=txn, sources=sources)
+        for out_id, m in zip(out_ids, inputs, strict=True):
             self.producer.produce(
-                spec.output_topic,
-                encode_value(out_id, spec.value_bytes),
-                m.key(),
-                on_delivery=lambda err, msg, out_id=out_id: self._delivered(out_id, err, msg),
+                spec.output_topic, encode_value(out_id, spec.value_bytes), m.key(), on_delivery=self._on_delivery
             )
-            self.producer.poll(0)
+        self.producer.poll(0)
+        self.ledger.flush()
         self.counts["produced"] += len(inputs)
 
     def run(self) -> dict[str, Any]:
@@ -145,7 +150,6 @@ class _App:
                     if not self._nothing_to_do(time.monotonic() - started):
                         idle_since = time.monotonic()
                     continue
-                idle_since = time.monotonic()
                 self.counts["consumed"] += len(batch)
                 if self.sink is not None:
                     self._effects(batch, self.sink)
@@ -154,6 +158,9 @@ class _App:
                 else:
                     self._plain(batch)
                 self.counts["batches"] += 1
+                # Idle from the end of the work: a batch slowed down (by a fault, or a busy
+                # machine) for longer than idle_exit_s must not end the app before it looks again.
+                idle_since = time.monotonic()
         except KafkaException as exc:
             err = exc.args[0]
             self.errors[err.name()] += 1
@@ -210,6 +217,7 @@ class _App:
     def _plain(self, batch: list[Message]) -> None:
         self._emit(batch, None)
         self.producer.flush(60)
+        self.ledger.flush()
         self._commit_offsets()
 
     def _commit_offsets(self) -> None:

@@ -340,7 +340,7 @@ def _transactional_history(bootstrap: str, topic: str, ledger_path: Path) -> Non
         ledger.txn("begin", 1, txn)
         for _ in range(5):
             record_id = make_id(1, seq)
-            ledger.invoke(1, record_id, topic, txn=txn)
+            ledger.invokes(1, [record_id], topic, txn=txn)
             producer.produce(
                 topic,
                 encode_value(record_id, 40),

@@ -9,22 +9,33 @@ import java.nio.file.Path;
 import java.time.Instant;
 
 /**
- * One process's ledger, byte for byte as {@code harness.ledger.LedgerWriter} writes it (see there for the
- * columns and events). Every line is one {@code write()} of the complete line, unbuffered, so a SIGKILL
- * loses at most the line being written. Callbacks of the client's I/O thread write too: lines are
- * serialised.
+ * One process's ledger, byte for byte as {@code harness.history.ledger.LedgerWriter} writes it, and written
+ * the same way (see there for the columns, events and why): {@code invoke} lines a chunk at a time, and
+ * {@code session}, {@code txn-*} and {@code fenced} lines, are in the kernel when the call returns, in one
+ * unbuffered {@code write()} with whatever was collected before them; the outcome lines ({@code ok},
+ * {@code fail}, {@code info}) are collected and written by the next {@link #flush()} (the main thread's, once
+ * per chunk or batch), by the next line written at once, or by the client's I/O thread itself once
+ * {@code collectAtMost} of them wait. A SIGKILL leaves the collected ones unwritten: their sends are
+ * indeterminate, as if still in flight. Callbacks of the I/O thread and the main thread both write: the
+ * ledger is serialised.
  */
 final class Ledger implements AutoCloseable {
     private static final String HEADER = "event,time_us,session,id,key,topic,partition,offset,txn,source,detail,end";
     private final FileOutputStream out;
+    private final int collectAtMost;
+    private final StringBuilder collected = new StringBuilder(1 << 16);
+    private int collectedLines;
 
-    Ledger(Path path) throws IOException {
+    /** {@code collectAtMost}: outcome lines collected before the thread that reports one writes them all. */
+    Ledger(Path path, int collectAtMost) throws IOException {
+        this.collectAtMost = collectAtMost;
         Path parent = path.toAbsolutePath().getParent();
         Files.createDirectories(parent);
         boolean fresh = !Files.exists(path) || Files.size(path) == 0;
         out = new FileOutputStream(path.toFile(), true);
         if (fresh) {
-            write(HEADER + "\n");
+            collected.append(HEADER).append('\n');
+            flush();
         }
     }
 
@@ -34,45 +45,67 @@ final class Ledger implements AutoCloseable {
     }
 
     void session(long session, String transactionalId) {
-        row("session", session, null, null, null, null, null, null, null, transactionalId);
+        atOnce("session", session, null, transactionalId);
     }
 
-    void invoke(long session, long id, String topic, String key, Long txn, Long source) {
-        row("invoke", session, id, key, topic, null, null, txn, source, null);
+    /**
+     * The {@code invoke} lines of a chunk of sends, all at the time they are written: per send its id, and
+     * its key and source when {@code keys} / {@code sources} are given (an element may be null). When this
+     * returns they are in the kernel, and only then may the records be handed to the client.
+     */
+    synchronized void invokes(long session, long[] ids, String topic, String[] keys, Long txn, Long[] sources) {
+        long now = nowUs();
+        for (int i = 0; i < ids.length; i++) {
+            line("invoke", now, session, ids[i], keys == null ? null : keys[i], topic, null, null, txn,
+                sources == null ? null : sources[i], null);
+        }
+        flush();
     }
 
     void ok(long id, int partition, long offset) {
-        row("ok", null, id, null, null, partition, offset, null, null, null);
+        outcome("ok", id, partition, offset, null);
     }
 
     void fail(long id, String error) {
-        row("fail", null, id, null, null, null, null, null, null, error);
+        outcome("fail", id, null, null, error);
     }
 
     void info(long id, String error) {
-        row("info", null, id, null, null, null, null, null, null, error);
+        outcome("info", id, null, null, error);
     }
 
     /** {@code state}: begin, commit, committed, aborted or unknown. */
     void txn(String state, long session, long txn, String detail) {
-        row("txn-" + state, session, null, null, null, null, null, txn, null, detail);
+        atOnce("txn-" + state, session, txn, detail);
     }
 
     void fenced(long session, String error) {
-        row("fenced", session, null, null, null, null, null, null, null, error);
+        atOnce("fenced", session, null, error);
     }
 
-    private void row(String event, Long session, Long id, String key, String topic, Integer partition, Long offset,
-                     Long txn, Long source, String detail) {
-        Object[] fields = {event, nowUs(), session, id, key, topic, partition, offset, txn, source, detail, "."};
-        StringBuilder line = new StringBuilder(96);
-        for (Object field : fields) {
-            if (line.length() > 0) {
-                line.append(',');
-            }
-            line.append(field == null ? "" : quoted(field.toString()));
+    private synchronized void outcome(String event, long id, Integer partition, Long offset, String detail) {
+        line(event, nowUs(), null, id, null, null, partition, offset, null, null, detail);
+        if (++collectedLines >= collectAtMost) {
+            flush();
         }
-        write(line.append('\n').toString());
+    }
+
+    private synchronized void atOnce(String event, long session, Long txn, String detail) {
+        line(event, nowUs(), session, null, null, null, null, null, txn, null, detail);
+        flush();
+    }
+
+    private void line(String event, long timeUs, Long session, Long id, String key, String topic, Integer partition,
+                      Long offset, Long txn, Long source, String detail) {
+        Object[] fields = {session, id, key, topic, partition, offset, txn, source, detail};
+        collected.append(event).append(',').append(timeUs);
+        for (Object field : fields) {
+            collected.append(',');
+            if (field != null) {
+                collected.append(quoted(field.toString()));
+            }
+        }
+        collected.append(",.\n");
     }
 
     /**
@@ -87,16 +120,24 @@ final class Ledger implements AutoCloseable {
         return '"' + field.replace("\"", "\"\"") + '"';
     }
 
-    private synchronized void write(String line) {
+    /** Write the collected lines in one {@code write()}. */
+    synchronized void flush() {
+        if (collected.length() == 0) {
+            return;
+        }
         try {
-            out.write(line.getBytes(StandardCharsets.UTF_8));
+            out.write(collected.toString().getBytes(StandardCharsets.UTF_8));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        } finally {
+            collected.setLength(0);
+            collectedLines = 0;
         }
     }
 
     @Override
     public synchronized void close() throws IOException {
+        flush();
         out.close();
     }
 }

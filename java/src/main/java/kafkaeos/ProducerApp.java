@@ -20,10 +20,13 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 /**
  * The producer app on Kafka's Java client: {@code java -cp ... kafkaeos.ProducerApp SPEC.json}, the twin of
  * harness.workloads.producer. It sends records {@code <id>|<padding>} with ids {@code session << 32 | seq},
- * record {@code seq} due at {@code start + i / rate_per_s} for the i-th send, writing its ledger. The spec's
+ * record {@code seq} due at {@code start + i / rate_per_s} for the i-th send, writing its ledger. Like its
+ * twin it sends in chunks of the records due, at most {@code chunk}: their {@code invoke} lines in one write,
+ * then the records to the client (see {@link Ledger}). The spec's
  * {@code config} is handed to {@code KafkaProducer} as it is: idempotent or not as it says, and with a
- * {@code transactional.id} in transactions of {@code txn_size} records, every {@code abort_every}-th of them
- * aborted on purpose after its records are written.
+ * {@code transactional.id} in transactions of {@code txn_size} records (or fewer: with {@code txn_ms}, a
+ * transaction also ends once it has been open that long), every {@code abort_every}-th of them aborted on
+ * purpose after its records are written.
  *
  * <p>Resuming after a restart is planned by the harness from the earlier ledgers and given as
  * {@code resume: {resend, in_doubt, next_seq, next_txn}} (absent or null on a first start):
@@ -71,7 +74,7 @@ public final class ProducerApp {
         Spec.Producer spec = Spec.read(args[0], Spec.Producer.class);
         ProducerApp app;
         int exit;
-        try (Ledger ledger = new Ledger(Path.of(spec.ledger))) {
+        try (Ledger ledger = new Ledger(Path.of(spec.ledger), spec.chunk)) {
             app = new ProducerApp(spec, ledger);
             exit = app.run();
         }
@@ -110,9 +113,7 @@ public final class ProducerApp {
         }
         try {
             if (transactionalId == null) {
-                for (int seq : seqs) {
-                    send(seq, null);
-                }
+                send(seqs, null, Long.MAX_VALUE);
                 // Whatever is still in flight has no outcome: the checker counts it as indeterminate.
                 int unfinished = awaitDeliveries(spec.flushTimeoutS);
                 report.count("unfinished", unfinished);
@@ -145,39 +146,78 @@ public final class ProducerApp {
         return resend;
     }
 
+    /** Transactions of {@code txn_size} records, each ended early once open {@code txn_ms} (when set). */
     private void transactions(List<Integer> seqs, long firstTxn, Transactions ends) {
         long txn = firstTxn;
-        for (int first = 0; first < seqs.size(); first += spec.txnSize, txn++) {
+        for (int first = 0; first < seqs.size(); txn++) {
             producer.beginTransaction();
             ledger.txn("begin", spec.session, txn, null);
             List<Integer> these = seqs.subList(first, Math.min(first + spec.txnSize, seqs.size()));
+            long until = spec.txnMs > 0 ? System.nanoTime() + (long) (spec.txnMs * 1e6) : Long.MAX_VALUE;
             long number = txn;
-            ends.end(txn, Transactions.abortsOnPurpose(spec.abortEvery, txn), () -> these.forEach(s -> send(s, number)));
+            int[] sent = new int[1];
+            boolean abort = Transactions.abortsOnPurpose(spec.abortEvery, txn);
+            ends.end(txn, abort, () -> sent[0] = send(these, number, until));
+            first += sent[0];
         }
     }
 
-    /** Send record {@code seq} when it is due (twice, when the app bug says so). */
-    private void send(int seq, Long txn) {
-        long due = started + (long) (sent++ * 1e9 / spec.ratePerS);
-        for (long wait = due - System.nanoTime(); wait > 0; wait = due - System.nanoTime()) {
-            LockSupport.parkNanos(wait);
-        }
-        long id = Values.id(spec.session, seq);
-        String key = spec.keys > 0 ? "k" + seq % spec.keys : null;
-        boolean twice = spec.duplicateEvery > 0 && seq % spec.duplicateEvery == spec.duplicateEvery - 1;
-        for (int copy = twice ? 2 : 1; copy > 0; copy--) {
-            ledger.invoke(spec.session, id, spec.topic, key, txn, null);
-            synchronized (this) {
-                inFlight++;
+    /**
+     * Send {@code seqs} in chunks, each record when it falls due at the spec's rate, and no chunk after
+     * {@code until} ({@link System#nanoTime()}) but the first; returns how many were sent.
+     */
+    private int send(List<Integer> seqs, Long txn, long until) {
+        int done = 0;
+        while (done < seqs.size() && (done == 0 || System.nanoTime() < until)) {
+            long lateNs = System.nanoTime() - started;
+            long due = Math.min(Math.min((long) (lateNs / 1e9 * spec.ratePerS) + 1 - sent, spec.chunk),
+                seqs.size() - done);
+            if (due <= 0) { // the next record is not due yet: write the outcomes collected meanwhile, then wait
+                ledger.flush();
+                LockSupport.parkNanos((long) (sent * 1e9 / spec.ratePerS) - lateNs);
+                continue;
             }
+            chunk(seqs.subList(done, done + (int) due), txn);
+            done += (int) due;
+            sent += (int) due;
+        }
+        return done;
+    }
+
+    /** Ledger the chunk's sends, then hand them to the client (twice, when the app bug says so). */
+    private void chunk(List<Integer> seqs, Long txn) {
+        List<Integer> sends = new ArrayList<>(seqs.size());
+        for (int seq : seqs) {
+            boolean twice = spec.duplicateEvery > 0 && seq % spec.duplicateEvery == spec.duplicateEvery - 1;
+            sends.add(seq);
+            if (twice) {
+                sends.add(seq);
+            }
+        }
+        long[] ids = new long[sends.size()];
+        String[] keys = spec.keys > 0 ? new String[sends.size()] : null;
+        for (int i = 0; i < ids.length; i++) {
+            ids[i] = Values.id(spec.session, sends.get(i));
+            if (keys != null) {
+                keys[i] = "k" + sends.get(i) % spec.keys;
+            }
+        }
+        ledger.invokes(spec.session, ids, spec.topic, keys, txn, null);
+        synchronized (this) {
+            inFlight += ids.length;
+        }
+        for (int i = 0; i < ids.length; i++) {
+            long id = ids[i];
             ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(spec.topic,
-                key == null ? null : key.getBytes(StandardCharsets.UTF_8), Values.encodeValue(id, spec.valueBytes));
+                keys == null ? null : keys[i].getBytes(StandardCharsets.UTF_8), Values.encodeValue(id, spec.valueBytes));
             try {
                 producer.send(record, (metadata, e) -> delivered(id, metadata, e));
             } catch (KafkaException e) {
-                // Thrown, not called back: never appended, so surely not written; and the producer is in
-                // an error state (the transaction's end will tell which) or closed.
-                failed(id, "fail", e);
+                // Thrown, not called back: never appended, so surely not written, nor the rest of the chunk; and
+                // the producer is in an error state (the transaction's end will tell which) or closed.
+                for (int never = i; never < ids.length; never++) {
+                    failed(ids[never], "fail", e);
+                }
                 throw e;
             }
         }
@@ -191,8 +231,9 @@ public final class ProducerApp {
         if (gaveUp) {
             return;
         }
-        inFlight--;
-        notifyAll();
+        if (--inFlight == 0) {
+            notifyAll();
+        }
         ledger.ok(id, metadata.partition(), metadata.offset());
         report.count("ok", 1);
         long now = System.nanoTime();
@@ -205,8 +246,9 @@ public final class ProducerApp {
         if (gaveUp) {
             return;
         }
-        inFlight--;
-        notifyAll();
+        if (--inFlight == 0) {
+            notifyAll();
+        }
         String name = Outcomes.name(e);
         if (outcome.equals("info")) {
             ledger.info(id, name);
@@ -217,11 +259,15 @@ public final class ProducerApp {
         report.error(name);
     }
 
-    /** Wait up to {@code timeoutS} for every send's outcome; returns how many have none. */
+    /**
+     * Wait up to {@code timeoutS} for every send's outcome, writing the outcomes as they come (every 100 ms);
+     * returns how many have none.
+     */
     private synchronized int awaitDeliveries(double timeoutS) throws InterruptedException {
         long deadline = System.nanoTime() + (long) (timeoutS * 1e9);
         for (long left = deadline - System.nanoTime(); inFlight > 0 && left > 0; left = deadline - System.nanoTime()) {
-            wait(left / 1_000_000 + 1);
+            ledger.flush();
+            wait(Math.min(left / 1_000_000 + 1, 100));
         }
         gaveUp = true;
         return inFlight;

@@ -57,9 +57,11 @@ final class Spec {
         public String topic;
         public int count = 2000;
         public double ratePerS = 200.0;
+        public int chunk = 1000;
         public int keys;
         public Map<String, Object> config = Map.of();
         public int txnSize = 10;
+        public double txnMs;
         public int abortEvery;
         public int duplicateEvery;
         public double flushTimeoutS = 120.0;

@@ -91,7 +91,7 @@ public final class TransformerApp {
         }
         TransformerApp app;
         int exit;
-        try (Ledger ledger = new Ledger(Path.of(spec.ledger))) {
+        try (Ledger ledger = new Ledger(Path.of(spec.ledger), spec.batchSize)) {
             app = new TransformerApp(spec, ledger);
             exit = app.run();
         }
@@ -136,7 +136,6 @@ public final class TransformerApp {
                     }
                     continue;
                 }
-                idleSince = System.nanoTime();
                 report.count("consumed", batch.count());
                 if (transactional) {
                     transaction(batch);
@@ -144,6 +143,9 @@ public final class TransformerApp {
                     plain(batch);
                 }
                 report.count("batches", 1);
+                // Idle from the end of the work: a batch slowed down (by a fault, or a busy machine) for
+                // longer than idle_exit_s must not end the app before it looks again.
+                idleSince = System.nanoTime();
             }
         } catch (KafkaException | IllegalStateException e) {
             report.error(Outcomes.name(e));
@@ -195,10 +197,19 @@ public final class TransformerApp {
         }
     }
 
+    /** The batch's outputs: their {@code invoke} lines in one write, then the records to the client. */
     private void emit(ConsumerRecords<byte[], byte[]> inputs, Long txn) {
+        long[] ids = new long[inputs.count()];
+        Long[] sources = new Long[ids.length];
+        int n = 0;
         for (ConsumerRecord<byte[], byte[]> input : inputs) {
-            long id = Values.id(spec.session, seq++);
-            ledger.invoke(spec.session, id, spec.outputTopic, null, txn, Values.decodeId(input.value()));
+            ids[n] = Values.id(spec.session, seq++);
+            sources[n++] = Values.decodeId(input.value());
+        }
+        ledger.invokes(spec.session, ids, spec.outputTopic, null, txn, sources);
+        n = 0;
+        for (ConsumerRecord<byte[], byte[]> input : inputs) {
+            long id = ids[n++];
             producer.send(new ProducerRecord<>(spec.outputTopic, input.key(), Values.encodeValue(id, spec.valueBytes)),
                 (metadata, e) -> {
                     if (e == null) {
@@ -215,6 +226,7 @@ public final class TransformerApp {
     private void plain(ConsumerRecords<byte[], byte[]> batch) {
         emit(batch, null);
         producer.flush();
+        ledger.flush();
         pause();
         try {
             consumer.commitSync();

@@ -1,0 +1,207 @@
+"""Driver benchmark: the harness's apps against the bare client they drive, and Kafka's own tool.
+
+One cluster. Every producer sends ``RECORDS`` records of 1 KB (1000 bytes) to a fresh topic
+of 3 partitions (RF 3, min ISR 2, all through Toxiproxy) with acks=all, idempotence on and
+equal batching: ``batch.size`` 1,000,000 bytes and ``linger.ms`` 5 for every client
+(librdkafka's defaults; the Java client's default batch is 16 KB). Each is a child process,
+``ROUNDS`` rounds interleaved, every round in another order:
+
+- **bare** (``bench/bare.py producer``): confluent-kafka doing what any application must:
+  ``produce()`` of each record (one constant 1000-byte value) with a delivery callback that counts
+  the acknowledgements, on ``BufferError`` ``poll(0.1)`` and again, ``poll(0)`` after every
+  ``CHUNK`` records (as the app polls once per chunk), ``flush()`` at the end. Timed from the first
+  ``produce()`` to ``flush()`` returning.
+- **python app**: ``harness.workloads.apps.producer`` at an unlimited rate: ids, values
+  ``<id>|<padding>``, its ledger (``invoke`` lines per chunk before the records reach the client,
+  ``ok`` lines per poll). Timed from its ledger: first ``invoke`` to last ``ok``.
+- **java app**: ``kafkaeos.ProducerApp`` on Kafka's Java client, same spec and ledger, same timing.
+- **ProducerPerformance**: ``org.apache.kafka.tools.ProducerPerformance --throughput -1`` (kafka-tools
+  of the cluster's version), the same producer properties; its own records/sec (first send to close).
+  Both JVMs run with the apps' flags (``java_clients.JVM_OPTIONS``).
+
+Then the consume-transform-produce apps: an input topic of ``TRANSFORM_RECORDS`` records is
+read by a fresh group per run, and every input becomes one 1 KB output, in plain mode (batches of
+``TRANSFORM_BATCH``: produce the batch, ``flush()``, commit the offsets):
+
+- **bare** (``bench/bare.py transformer``): a confluent-kafka consumer and producer doing exactly
+  that, with the counting delivery callback and ``poll(0)`` per batch; timed from the first
+  ``produce()`` to the last ``flush()``;
+- **python transformer** / **java transformer**: ``harness.workloads.apps.transformer`` and
+  ``kafkaeos.TransformerApp``, timed from their ledgers.
+
+Printed per contender: records/s (median and min-max over the rounds), the ratio to the bare
+client of the same round (median and min-max), and CPU time per record of its process (user +
+system, all its threads, starting the interpreter or JVM included; a steadier figure than
+throughput on a shared machine). The figures also go to ``runs/bench/driver.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import measure
+
+from harness.cluster.kafka import KafkaCluster
+from harness.jvm import java_clients
+from harness.settings import Settings
+from harness.workloads import clients
+from harness.workloads.apps.producer import ProducerSpec
+from harness.workloads.apps.transformer import TransformerSpec
+
+RECORDS = 200_000
+VALUE_BYTES = 1000
+ROUNDS = 5
+CHUNK = ProducerSpec.chunk
+BATCHING = {"batch.size": 1_000_000, "linger.ms": 5}
+PRODUCER = {"acks": "all", "enable.idempotence": True, **BATCHING}  # librdkafka's names (Java's too)
+TRANSFORM_RECORDS = 100_000
+TRANSFORM_BATCH = 1000
+PERF_TOOL = "org.apache.kafka.tools.ProducerPerformance"
+
+
+# --- one run of each contender ----------------------------------------------------------
+
+PRODUCERS = ("bare", "python app", "java app", "ProducerPerformance")
+TRANSFORMERS = ("bare", "python transformer", "java transformer")
+
+
+def run_producer(name: str, cluster: KafkaCluster, work: Path, records: int, n: int) -> dict[str, float]:
+    topic = measure.fresh_topic(cluster, "driver")
+    try:
+        if name == "bare":
+            bare = {"topic": topic, "count": records, "poll_every": CHUNK, "value_bytes": VALUE_BYTES}
+            return measure.run_bare("producer", cluster, {**bare, "config": PRODUCER}, work, f"bare-{n}")
+        if name == "ProducerPerformance":
+            child = measure.run_child(_perf_tool(cluster, topic, records), work, f"perf-{n}")
+            sent, rate = re.findall(r"(\d+) records sent, ([\d.]+) records/sec", child.out)[-1]
+            return {"records_per_s": float(rate), "cpu_us": child.cpu_s / int(sent) * 1e6}
+        client = clients.LIBRDKAFKA if name == "python app" else clients.JAVA
+        spec = measure.app_spec(cluster, topic, work / f"{client}-{n}.csv", records, PRODUCER, value_bytes=VALUE_BYTES)
+        times, child = measure.run_app(client, spec, work, f"{client}-{n}")
+        return {"records_per_s": times.records_per_s, "cpu_us": child.cpu_s / times.acknowledged * 1e6}
+    finally:
+        measure.drop_topic(cluster, topic)
+
+
+def _perf_tool(cluster: KafkaCluster, topic: str, records: int) -> list[str]:
+    settings = Settings()
+    classpath = ":".join(str(p) for p in java_clients.tools_classpath(settings, settings.kafka_version))
+    props = {"bootstrap.servers": cluster.bootstrap_servers(), **PRODUCER}
+    return [
+        "java",
+        *java_clients.JVM_OPTIONS,
+        "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+        "-cp",
+        classpath,
+        PERF_TOOL,
+        *("--topic", topic, "--num-records", str(records), "--record-size", str(VALUE_BYTES), "--throughput", "-1"),
+        "--producer-props",
+        *(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in props.items()),
+    ]
+
+
+def run_transformer(name: str, cluster: KafkaCluster, work: Path, source: str, n: int) -> dict[str, float]:
+    sink = measure.fresh_topic(cluster, "driver-out")
+    group = f"driver-{n}-{name.replace(' ', '-')}"
+    bootstrap = cluster.bootstrap_servers()
+    try:
+        if name == "bare":
+            bare = {
+                "source": source,
+                "sink": sink,
+                "group": group,
+                "count": TRANSFORM_RECORDS,
+                "batch": TRANSFORM_BATCH,
+            }
+            bare |= {"value_bytes": VALUE_BYTES, "config": PRODUCER}
+            return measure.run_bare("transformer", cluster, bare, work, f"bare-transformer-{n}")
+        client = clients.LIBRDKAFKA if name.startswith("python") else clients.JAVA
+        spec = TransformerSpec(
+            bootstrap_servers=bootstrap,
+            input_topic=source,
+            output_topic=sink,
+            group_id=group,
+            ledger=str(work / f"transformer-{client}-{n}.csv"),
+            session=n + 1,
+            mode="plain",
+            batch_size=TRANSFORM_BATCH,
+            value_bytes=VALUE_BYTES,
+            idle_exit_s=1.0,  # after the last input: outside the timing (first invoke to last ok)
+            producer_config=PRODUCER,
+        )
+        times, child = measure.run_app(client, spec, work, f"transformer-{client}-{n}", TRANSFORM_RECORDS)
+        return {"records_per_s": times.records_per_s, "cpu_us": child.cpu_s / times.acknowledged * 1e6}
+    finally:
+        measure.drop_topic(cluster, sink)
+
+
+# --- the table --------------------------------------------------------------------------
+
+
+def table(title: str, names: tuple[str, ...], runs: dict[str, list[dict[str, float]]]) -> list[dict[str, Any]]:
+    """Print one table (figures per contender, ratios to the bare client) and return its rows."""
+    bare = [r["records_per_s"] for r in runs["bare"]]
+    print(f"\n{title}")
+    print(f"{'contender':<22} {'records/s median (min-max)':<30} {'/ bare, per round':<24} {'CPU us/record':<18}")
+    rows = []
+    for name in names:
+        rate = [r["records_per_s"] for r in runs[name]]
+        cpu = measure.spread([r["cpu_us"] for r in runs[name]])
+        ratio = measure.ratios(rate, bare)
+        row = {"contender": name, "records_per_s": measure.spread(rate), "ratio_to_bare": ratio, "cpu_us": cpu}
+        rows.append(row)
+        print(f"{name:<22} {row['records_per_s'].text():<30} {ratio.text('.2f'):<24} {cpu.text('.1f'):<18}", flush=True)
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=ROUNDS, help=f"repetitions of every contender ({ROUNDS})")
+    parser.add_argument("--records", type=int, default=RECORDS, help=f"records per producer run ({RECORDS:,})")
+    args = parser.parse_args()
+    started, before = time.monotonic(), measure.machine()
+    with KafkaCluster(Settings()) as cluster, tempfile.TemporaryDirectory(prefix="bench-driver-") as tmp:
+        work = Path(tmp)
+        print(f"producers, {args.records:,} records each:")
+        producers = measure.interleaved(
+            PRODUCERS, args.rounds, lambda name, n: run_producer(name, cluster, work, args.records, n)
+        )
+        source = measure.fresh_topic(cluster, "driver-in")
+        fill = measure.app_spec(cluster, source, work / "fill.csv", TRANSFORM_RECORDS, PRODUCER, keys=12)
+        measure.run_app(clients.LIBRDKAFKA, replace(fill, value_bytes=VALUE_BYTES), work, "fill")
+        print(f"transformers, {TRANSFORM_RECORDS:,} inputs each:")
+        transformers = measure.interleaved(
+            TRANSFORMERS, args.rounds, lambda name, n: run_transformer(name, cluster, work, source, n)
+        )
+    after = measure.machine()
+    doc = {
+        "machine_before": before,
+        "machine_after": after,
+        "records": args.records,
+        "value_bytes": VALUE_BYTES,
+        "rounds": args.rounds,
+        "producer_settings": PRODUCER,
+        "producers": table(
+            f"producers: {args.records:,} records of {VALUE_BYTES} B per run, {args.rounds} rounds interleaved",
+            PRODUCERS,
+            producers,
+        ),
+        "transformers": table(
+            f"consume-transform-produce (plain, batches of {TRANSFORM_BATCH}): {TRANSFORM_RECORDS:,} inputs per run",
+            TRANSFORMERS,
+            transformers,
+        ),
+        "wall_s": round(time.monotonic() - started),
+    }
+    print(measure.machine_text(before, after))
+    print(f"{doc['wall_s']} s in all; figures in {measure.write_json('driver', doc)}")
+
+
+if __name__ == "__main__":
+    main()
