@@ -35,6 +35,7 @@ import org.apache.kafka.streams.kstream.Grouped;
 import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.Materialized;
 import org.apache.kafka.streams.kstream.Produced;
+import org.apache.kafka.streams.processor.StateRestoreListener;
 import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
@@ -60,8 +61,9 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * <p>It writes no ledger: Streams owns its producer and sends, commits and aborts on its own, so there is no
  * per-send point to record. What Streams handles silently is counted by {@link WatchedClients}.
  *
- * <p>The last line of output is the JSON report: {@code outcomes {processed, commits, aborts, rebalances}}
- * (processed counts every input through the topology, again when reprocessed), {@code errors} by name,
+ * <p>The last line of output is the JSON report: {@code outcomes {processed, commits, aborts, rebalances,
+ * restored}} (processed counts every input through the topology, again when reprocessed; restored the
+ * changelog records read back into the store before processing), {@code errors} by name,
  * {@code transactional_id} (exactly-once), {@code first_processed_at} and {@code last_processed_at} (epoch
  * seconds); or {@code setup_error} (exit 2) when the configuration is refused; or {@code fenced} (exit 3) when
  * a fencing error stopped the app instead of a task migration; or {@code exception} (exit 1) when any other
@@ -72,7 +74,7 @@ public final class StreamsApp {
     private static final long POLL_MS = 500;
     private static final Duration CLOSE_WAIT = Duration.ofSeconds(30);
     private final Spec.Streams spec;
-    private final Report report = new Report("processed", "commits", "aborts", "rebalances");
+    private final Report report = new Report("processed", "commits", "aborts", "rebalances", "restored");
     private final AtomicReference<Throwable> fatal = new AtomicReference<>();
     private volatile long firstProcessedMs;
     private volatile long lastProcessedMs;
@@ -99,6 +101,20 @@ public final class StreamsApp {
         streams.setStateListener((now, before) -> {
             if (now == KafkaStreams.State.REBALANCING) {
                 report.count("rebalances", 1);
+            }
+        });
+        streams.setGlobalStateRestoreListener(new StateRestoreListener() {
+            @Override
+            public void onRestoreStart(TopicPartition changelog, String store, long start, long end) {
+            }
+
+            @Override
+            public void onBatchRestored(TopicPartition changelog, String store, long batchEnd, long restored) {
+            }
+
+            @Override
+            public void onRestoreEnd(TopicPartition changelog, String store, long restored) {
+                report.count("restored", restored);
             }
         });
         streams.setUncaughtExceptionHandler(e -> {
