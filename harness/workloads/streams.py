@@ -23,6 +23,8 @@ committed input offsets do not account for, so a crash then leaves work to redo.
 from __future__ import annotations
 
 import json
+import time
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -35,6 +37,7 @@ from confluent_kafka.admin import AdminClient, OffsetSpec
 
 from harness.checker.sinks import aggregate_mismatch, count_per_input
 from harness.cluster.kafka import KafkaCluster
+from harness.faults.roles import TxnCoordinator, java_hash
 from harness.history.columns import History, view_path
 from harness.history.readback import read_back
 from harness.jvm import java_clients
@@ -62,7 +65,11 @@ STREAMS_DEFAULTS: dict[str, Any] = {
 # group joins and a transaction left to time out.
 _SLACK_S = 150
 _MIN_MS_PER_RECORD = 1.0
-_ADMIN_TIMEOUT_S = 5.0
+_ADMIN_TIMEOUT_S = 5.0  # per request of the conditions' and results' clients
+TXN_LOG = "__transaction_state"
+# TransactionLogValue.TransactionStatus, as the coordinators write it.
+TXN_STATES = ("Empty", "Ongoing", "PrepareCommit", "PrepareAbort", "CompleteCommit", "CompleteAbort", "Dead")
+PREPARE_COMMIT = TXN_STATES.index("PrepareCommit")
 
 
 def streams_app(i: int) -> str:
@@ -139,7 +146,7 @@ class StreamsWorkload:
             },
             budget_s=2 * max(self.inputs, self.expected_inputs) * ms_per_record / 1000 + _SLACK_S,
             prefix_ledgers=input_ledgers,
-            sink=StreamsResults(output, totals, run_dir),
+            sink=StreamsResults(output, totals, base["application_id"], run_dir),
         )
 
 
@@ -218,20 +225,24 @@ class StreamsUncommitted:
 @dataclass(frozen=True)
 class StreamsResults:
     """What the Streams app left in Kafka: its output and aggregates topics, read back (with
-    their values) into ``sink-reads/``."""
+    their values) into ``sink-reads/``, and the states its transactional.ids went through in
+    the coordinators' log (``sink-reads/transactions.json``, empty under at-least-once)."""
 
     output: str
     totals: str
+    application_id: str
     run_dir: Path
 
     def collect(self, cluster: KafkaCluster) -> None:
-        read_back(
-            cluster.bootstrap_servers(),
-            [self.output, self.totals],
-            self.run_dir / "sink-reads",
-            login=cluster.client_config(),
-            values=True,
-        )
+        folder = self.run_dir / "sink-reads"
+        login = cluster.client_config()
+        read_back(cluster.bootstrap_servers(), [self.output, self.totals], folder, login=login, values=True)
+        records, _ = read_transaction_log(cluster.bootstrap_servers(), login, None)
+        states: dict[str, list[str]] = {}
+        for txn_id, state in records:
+            if txn_id.startswith(f"{self.application_id}-"):
+                states.setdefault(txn_id, []).append(TXN_STATES[state] if state < len(TXN_STATES) else str(state))
+        (folder / "transactions.json").write_text(json.dumps(states, indent=1))
 
     def findings(self, history: History, max_examples: int) -> dict[str, Any]:
         """Per committed input, the read_committed outputs naming it (``sink_missing``,
@@ -239,11 +250,13 @@ class StreamsResults:
         committed input (``aggregate_mismatch``)."""
         committed = pq.read_table(view_path(self.run_dir / "reads", "read_committed"), columns=["key", "id"])
         committed = committed.filter(pc.greater_equal(committed["id"], 0))
-        sink = pq.read_table(view_path(self.run_dir / "sink-reads", "read_committed"))
+        folder = self.run_dir / "sink-reads"
+        sink = pq.read_table(view_path(folder, "read_committed"))
         outputs = sink.filter(pc.equal(sink["topic"], self.output))["id"].to_numpy()
         return {
             "output": self.output,
             "aggregates": self.totals,
+            **commits_completed(json.loads((folder / "transactions.json").read_text())),
             **count_per_input(outputs, committed["id"].to_numpy(), max_examples),
             "aggregate_mismatch": aggregate_mismatch(
                 committed, last_totals(sink.filter(pc.equal(sink["topic"], self.totals))), max_examples
@@ -261,3 +274,138 @@ def last_totals(rows: Any) -> dict[str, tuple[int, int]]:
         count, total = values[i].split()
         found[keys[i]] = (int(count), int(total))
     return found
+
+
+def commits_completed(states: dict[str, list[str]]) -> dict[str, int]:
+    """Of the commits the coordinators logged as prepared (PrepareCommit), how many were then
+    completed (CompleteCommit next for the same transactional.id): once prepared, a commit
+    must complete, whatever befalls its coordinator."""
+    prepared = completed = 0
+    for sequence in states.values():
+        for state, then in zip(sequence, [*sequence[1:], None], strict=True):
+            if state == "PrepareCommit":
+                prepared += 1
+                completed += then == "CompleteCommit"
+    return {"prepared_commits": prepared, "completed_commits": completed}
+
+
+def read_transaction_log(
+    bootstrap: str, login: dict[str, str], start: dict[int, int] | None
+) -> tuple[list[tuple[str, int]], dict[int, int]]:
+    """The transaction coordinators' records ``(transactional.id, state)`` in
+    ``__transaction_state``, in log order per partition, and the offsets reached: from the
+    beginning (``start`` None), or from the offsets in ``start`` and, for partitions it does
+    not name, from their end (a reader that only follows what happens next). Records other
+    than a transaction's state, and tombstones, are skipped."""
+    consumer = Consumer(
+        {
+            "bootstrap.servers": bootstrap,
+            "group.id": f"harness-txn-log-{uuid.uuid4().hex[:8]}",
+            "enable.auto.commit": False,
+            "enable.partition.eof": False,
+            "log_level": HARNESS_CLIENT_LOG_LEVEL,
+            **login,
+        }
+    )
+    try:
+        topic = consumer.list_topics(TXN_LOG, timeout=_ADMIN_TIMEOUT_S).topics[TXN_LOG]
+        if topic.error is not None:  # no transaction yet on this cluster
+            return [], dict(start or {})
+        marks = {
+            p: consumer.get_watermark_offsets(TopicPartition(TXN_LOG, p), _ADMIN_TIMEOUT_S) for p in topic.partitions
+        }
+        reached = {p: low if start is None else start.get(p, high) for p, (low, high) in marks.items()}
+        consumer.assign([TopicPartition(TXN_LOG, p, offset) for p, offset in reached.items()])
+        records: list[tuple[str, int]] = []
+        deadline = time.monotonic() + 30
+        while any(reached[p] < high for p, (_, high) in marks.items()) and time.monotonic() < deadline:
+            for msg in consumer.consume(num_messages=10_000, timeout=0.2):
+                record = _transaction_state(msg.key(), msg.value()) if msg.error() is None else None
+                if record is not None:
+                    records.append(record)
+            # Positions, not the last record read: compaction leaves gaps in this log.
+            for tp in consumer.position([TopicPartition(TXN_LOG, p) for p in marks]):
+                reached[tp.partition] = max(reached[tp.partition], tp.offset)
+        return records, reached
+    finally:
+        consumer.close()
+
+
+def _transaction_state(key: bytes | None, value: bytes | None) -> tuple[str, int] | None:
+    """A TransactionLogKey (version 0: the id as an int16-length string) and the status byte of
+    its TransactionLogValue (after version, producer id, epoch and timeout; both versions)."""
+    if key is None or value is None or len(key) < 4 or key[:2] != b"\0\0" or len(value) <= 16:
+        return None
+    size = int.from_bytes(key[2:4], "big")
+    return key[4 : 4 + size].decode(errors="replace"), value[16]
+
+
+@dataclass(frozen=True)
+class CommitLogged:
+    """The coordinator of the Streams app ``app``'s commits has just logged one. Exactly-once:
+    the app's transactional.id's latest state in ``__transaction_state`` is PrepareCommit (the
+    commit request answered, its markers not all written; slow replication links keep it so
+    for a while). At-least-once: the group's committed offsets advanced since the last look.
+    Only what happens after the first look counts. Remembers whose commit it saw, for
+    ``CommitCoordinator``."""
+
+    app: str
+    _seen: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    def holds(self, faults: Faults) -> bool:
+        app = faults.apps[self.app]
+        assert isinstance(app, AppProcess)  # the runner's: it knows the run folder
+        if not app.incarnations:
+            return False
+        spec = json.loads((app.run_dir / f"{self.app}.{app.current.number}.spec.json").read_text())
+        self._seen["group"] = spec["application_id"]
+        try:
+            if spec["processing_guarantee"] == AT_LEAST_ONCE:
+                meta = faults.cluster.admin().list_topics(spec["input_topic"], timeout=_ADMIN_TIMEOUT_S)
+                inputs = [TopicPartition(spec["input_topic"], p) for p in meta.topics[spec["input_topic"]].partitions]
+                committed = sum(max(tp.offset, 0) for tp in _committed(spec, inputs))
+                before = self._seen.setdefault("committed", committed)
+                self._seen["committed"] = committed
+                return committed > before
+            records, self._seen["positions"] = read_transaction_log(
+                spec["bootstrap_servers"], spec["login"], self._seen.get("positions", {})
+            )
+        except (KafkaException, KeyError):  # a broker is down, the topic not there yet: ask again
+            return False
+        states = self._seen.setdefault("states", {})
+        states.update((txn_id, state) for txn_id, state in records if txn_id.startswith(f"{spec['application_id']}-"))
+        prepared = sorted(txn_id for txn_id, state in states.items() if state == PREPARE_COMMIT)
+        if prepared:
+            self._seen["transactional_id"] = prepared[0]
+        return bool(prepared)
+
+    @property
+    def transactional_id(self) -> str | None:
+        """The transactional.id whose PrepareCommit it saw (None: none yet, or no transactions)."""
+        return self._seen.get("transactional_id")
+
+    @property
+    def group(self) -> str:
+        return str(self._seen["group"])
+
+    def __str__(self) -> str:
+        return f"the coordinator of {self.app}'s commits has just logged one"
+
+
+@dataclass(frozen=True)
+class CommitCoordinator:
+    """Fault target: the broker coordinating the commit ``seen`` caught. The transaction
+    coordinator of the transactional.id whose PrepareCommit it saw; without transactions, the
+    group coordinator of the app's group (the leader of its ``__consumer_offsets`` partition)."""
+
+    seen: CommitLogged
+
+    def resolve(self, cluster: KafkaCluster) -> list[int]:
+        if self.seen.transactional_id is not None:
+            return TxnCoordinator(self.seen.transactional_id).resolve(cluster)
+        partitions = int(cluster.broker_settings["offsets.topic.num.partitions"])
+        offsets = java_hash(self.seen.group) % partitions
+        return [cluster.wait_for_leader("__consumer_offsets", offsets, timeout_s=30)]
+
+    def __str__(self) -> str:
+        return f"coordinator of {self.seen.app}'s commits"

@@ -5,7 +5,8 @@ is clean, on the same shared cluster and fault. Scenarios that kill brokers heal
 before they end, so the cluster stays shared. These runs are also the checker's
 cluster-backed detection proof: A1 duplicates, A3 lost acknowledged writes, B1 repeated
 exactly-once counts, B3 aborted reads, C1-C4 a Spark driver's repeated, aborted or
-miscounted results, each against a clean guarantee.
+miscounted results, D1-D3 a Streams app's repeated outputs and miscounted totals, each
+against a clean guarantee.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from harness.runner import run_pair, run_variant
 from harness.verdict.judge import PairVerdict, VariantVerdict
 from harness.verdict.summary import pair_summary
 from harness.workloads.producer import HIJACKER, PRODUCER
+from harness.workloads.streams import streams_app
 from scenarios.spark_driver_faults import KILLS
 
 SCENARIOS = list(scenarios.all_scenarios())
@@ -99,6 +101,32 @@ def _c1_repeats_only_the_batches_in_flight(pair: PairVerdict) -> None:
     assert pair.guarantee.count("sink_repeated") <= bound, pair.guarantee.context["sink"]
 
 
+def _streams_instance_killed_once(pair: PairVerdict) -> None:
+    for v in (pair.control, pair.guarantee):
+        assert [r["exit"] for r in v.context["workload"]] == [-9, 0], v.context["workload"]
+
+
+def _d2_zombie_was_aborted_or_refused(pair: PairVerdict) -> None:
+    zombie = next(r for r in pair.guarantee.context["workload"] if r["app"] == streams_app(1))
+    fencing = {"INVALID_PRODUCER_EPOCH", "PRODUCER_FENCED", "CommitFailedException", "ILLEGAL_GENERATION"}
+    assert zombie["outcomes"]["aborts"] > 0 or fencing & set(zombie["errors"]), zombie
+
+
+def _d3_store_restored_from_the_changelog(pair: PairVerdict) -> None:
+    _streams_instance_killed_once(pair)
+    restarted = pair.guarantee.context["workload"][1]
+    assert restarted["outcomes"]["restored"] > 0, restarted  # an empty state directory, filled from the changelog
+
+
+def _d4_coordinator_killed_after_a_prepared_commit(pair: PairVerdict) -> None:
+    # Research: no claim about what followed, only that the fault happened as written.
+    for v in (pair.control, pair.guarantee):
+        assert not v.context["fault_errors"], v.context["fault_errors"]
+        (kill,) = [f for f in v.context["faults"] if f["fault"] == "kill"]
+        assert kill["brokers"], kill
+    assert pair.guarantee.context["sink"]["prepared_commits"] > 0, pair.guarantee.context["sink"]
+
+
 EXTRA_CHECKS: dict[str, Callable[[PairVerdict], None]] = {
     "C1": _c1_repeats_only_the_batches_in_flight,
     "C2": _spark_driver_killed_mid_batch_twice,
@@ -110,6 +138,10 @@ EXTRA_CHECKS: dict[str, Callable[[PairVerdict], None]] = {
     "B3": _b3_every_aborted_record_and_only_those,
     "B4": _b4_stall_is_about_the_transaction_timeout,
     "B10": _b10_the_app_is_fenced_or_the_hijacker_refused,
+    "D1": _streams_instance_killed_once,
+    "D2": _d2_zombie_was_aborted_or_refused,
+    "D3": _d3_store_restored_from_the_changelog,
+    "D4": _d4_coordinator_killed_after_a_prepared_commit,
 }
 
 
