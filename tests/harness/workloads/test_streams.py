@@ -9,13 +9,21 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+import pytest
 
 from harness.history.columns import view_path
 from harness.history.readback import SCHEMA, VALUE_SCHEMA
 from harness.history.records import make_id
 from harness.jvm.java_clients import command
 from harness.settings import Settings
-from harness.workloads.streams import STREAMS_APP, StreamsResults, client_version, last_totals
+from harness.workloads.streams import (
+    STREAMS_APP,
+    StreamsResults,
+    client_version,
+    commits_completed,
+    last_totals,
+    transaction_state,
+)
 
 NOWHERE = "127.0.0.1:9"  # nothing listens there
 
@@ -24,6 +32,23 @@ def test_kafka_4_4_runs_the_app_on_the_newest_streams_client_maven_central_has()
     assert client_version("4.4.0") == "4.3.1"
     assert client_version("4.3.1") == "4.3.1"
     assert client_version("3.9.2") == "3.9.2"
+
+
+def test_a_prepared_commit_counts_as_completed_only_when_complete_commit_follows_it() -> None:
+    states = {
+        "app-p1-1": ["Empty", "Ongoing", "PrepareCommit", "CompleteCommit", "Ongoing", "PrepareCommit"],
+        "app-p2-1": ["Ongoing", "PrepareAbort", "CompleteAbort", "Ongoing", "PrepareCommit", "CompleteCommit"],
+    }
+    assert commits_completed(states) == {"prepared_commits": 3, "completed_commits": 2}
+
+
+def test_the_transaction_log_records_are_read_for_their_id_and_state() -> None:
+    key = b"\0\0" + len(b"app-1").to_bytes(2, "big") + b"app-1"
+    # Version 1 value: version, producer id, epoch, timeout, then the state (PrepareCommit), then the rest.
+    value = (1).to_bytes(2, "big") + (7).to_bytes(8, "big") + (3).to_bytes(2, "big") + (10_000).to_bytes(4, "big")
+    assert transaction_state(key, value + b"\x02" + b"\0" * 20) == ("app-1", 2)
+    assert transaction_state(key, None) is None  # a tombstone
+    assert transaction_state(b"\0\1" + key[2:], value + b"\x02") is None  # not a transaction's key
 
 
 def _rows(schema: pa.Schema, rows: list[tuple[object, ...]]) -> pa.Table:
@@ -58,7 +83,8 @@ def test_outputs_are_counted_per_committed_input_and_totals_against_a_recount(tm
         ("totals", 1, 0, 1, "k1", f"1 {c}".encode()),
     ]
     pq.write_table(_rows(VALUE_SCHEMA, sink), view_path(tmp_path / "sink-reads", "read_committed"))
-    found = StreamsResults("out", "totals", tmp_path).findings(None, 5)  # type: ignore[arg-type]
+    (tmp_path / "sink-reads" / "transactions.json").write_text("{}")  # at-least-once: no transactions
+    found = StreamsResults("out", "totals", "app", tmp_path).findings(None, 5)  # type: ignore[arg-type]
     assert found["sink_repeated"] == {"count": 1, "examples": [{"input": a, "rows": 2}]}
     assert found["sink_missing"] == {"count": 1, "examples": [{"input": b, "rows": 0}]}
     assert found["aggregate_mismatch"] == {
@@ -67,7 +93,18 @@ def test_outputs_are_counted_per_committed_input_and_totals_against_a_recount(tm
     }
 
 
-def test_the_streams_app_refuses_an_unknown_processing_guarantee(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("settings", "refused"),
+    [
+        ({"processing_guarantee": "exactly_once_beta"}, "processing.guarantee"),  # removed in Kafka 4.0
+        # Streams' own check, an IllegalArgumentException: a transaction would time out between commits.
+        ({"processing_guarantee": "exactly_once_v2", "commit_interval_ms": 30_000}, "Transaction timeout"),
+    ],
+    ids=["unknown-guarantee", "commit-interval-above-transaction-timeout"],
+)
+def test_the_streams_app_reports_a_refused_configuration(
+    tmp_path: Path, settings: dict[str, object], refused: str
+) -> None:
     spec = {
         "app": "streams-1",
         "bootstrap_servers": NOWHERE,
@@ -76,7 +113,7 @@ def test_the_streams_app_refuses_an_unknown_processing_guarantee(tmp_path: Path)
         "output_topic": "out",
         "aggregates_topic": "totals",
         "state_dir": str(tmp_path / "state"),
-        "processing_guarantee": "exactly_once_beta",  # removed in Kafka 4.0
+        **settings,
     }
     path = tmp_path / "streams.spec.json"
     path.write_text(json.dumps(spec))
@@ -86,4 +123,4 @@ def test_the_streams_app_refuses_an_unknown_processing_guarantee(tmp_path: Path)
     assert proc.returncode == 2, proc.stderr[-3000:]
     report = json.loads(proc.stdout.strip().splitlines()[-1])
     assert report["setup_error"]["config"] is True
-    assert "processing.guarantee" in report["setup_error"]["message"]
+    assert refused in report["setup_error"]["message"]

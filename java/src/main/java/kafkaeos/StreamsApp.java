@@ -94,8 +94,12 @@ public final class StreamsApp {
         KafkaStreams streams;
         try {
             streams = new KafkaStreams(topology(), streamsConfig(), new WatchedClients(report));
-        } catch (KafkaException e) {
-            report.put("setup_error", Report.setupError(e, "create"));
+        } catch (KafkaException | IllegalArgumentException e) {
+            Map<String, Object> error = Report.setupError(e, "create");
+            // Streams refuses some combinations with IllegalArgumentException (e.g. a transaction
+            // timeout below the commit interval under exactly-once): a configuration it refused too.
+            error.put("config", (Boolean) error.get("config") || e instanceof IllegalArgumentException);
+            report.put("setup_error", error);
             return ProducerApp.SETUP_EXIT;
         }
         streams.setStateListener((now, before) -> {
