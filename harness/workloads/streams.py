@@ -320,7 +320,7 @@ def read_transaction_log(
         deadline = time.monotonic() + 30
         while any(reached[p] < high for p, (_, high) in marks.items()) and time.monotonic() < deadline:
             for msg in consumer.consume(num_messages=10_000, timeout=0.2):
-                record = _transaction_state(msg.key(), msg.value()) if msg.error() is None else None
+                record = transaction_state(msg.key(), msg.value()) if msg.error() is None else None
                 if record is not None:
                     records.append(record)
             # Positions, not the last record read: compaction leaves gaps in this log.
@@ -331,7 +331,7 @@ def read_transaction_log(
         consumer.close()
 
 
-def _transaction_state(key: bytes | None, value: bytes | None) -> tuple[str, int] | None:
+def transaction_state(key: bytes | None, value: bytes | None) -> tuple[str, int] | None:
     """A TransactionLogKey (version 0: the id as an int16-length string) and the status byte of
     its TransactionLogValue (after version, producer id, epoch and timeout; both versions)."""
     if key is None or value is None or len(key) < 4 or key[:2] != b"\0\0" or len(value) <= 16:
