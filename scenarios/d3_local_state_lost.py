@@ -11,7 +11,10 @@ reprocessed inputs are counted once. Under ``at_least_once`` the changelog alrea
 updates of inputs whose offsets were never committed: the restored store counts them, and
 reprocessing counts them again. Losing the local state costs neither guarantee anything by
 itself (both restore from the changelog); the crash between commits is what the control
-cannot survive.
+cannot survive. It costs exactly-once time, though: Streams keeps its process id, part of
+its transactional.id, in the state directory, so the restarted instance has a new id, cannot
+abort the killed one's transaction, and read_committed readers wait until that transaction
+times out (10 s, plus the coordinator's abort scan).
 
 Fault: once the group has committed some input and has 150 outputs beyond it
 (``StreamsUncommitted``), SIGKILL the instance; a second later restart it on a new, empty

@@ -54,7 +54,7 @@ APP = StreamsWorkload(
     delay_ms_per_record=2.0,
     # The slowed links stretch a commit to about 9 s, near Streams' 10 s default: a transaction
     # the coordinator aborted on its own would muddle what the kill did.
-    config={"transaction.timeout.ms": 30_000},
+    config={"producer.transaction.timeout.ms": 30_000},
 )
 
 
