@@ -16,8 +16,11 @@ aggregates topics back read_committed and counts outputs per committed input
 recount of the committed input (``aggregate_mismatch``), as for the Spark jobs
 (harness.checker.sinks). The schedule gets the output topic, which the LSO probe watches.
 
-``StreamsUncommitted`` is the condition a fault waits for: the group has written outputs its
-committed input offsets do not account for, so a crash then leaves work to redo.
+``StreamsUncommitted`` is the condition a kill or stall waits for: the group has written
+outputs its committed input offsets do not account for, so a crash then leaves work to redo.
+``CommitLogged`` waits for the coordinator to have just logged a commit of the app (under
+exactly-once: PrepareCommit, read from ``__transaction_state``), and ``CommitCoordinator``
+is that coordinator as a fault target.
 """
 
 from __future__ import annotations
@@ -82,6 +85,35 @@ def client_version(kafka_version: str) -> str:
     return STREAMS_CLIENT_FALLBACK.get(kafka_version, kafka_version)
 
 
+def app_spec(
+    cluster: KafkaCluster,
+    application_id: str,
+    topics: tuple[str, str, str],
+    processing_guarantee: str,
+    commit_interval_ms: int,
+    config: dict[str, Any],
+    delay_ms_per_record: float = 0.0,
+    expected_inputs: int = 0,
+) -> dict[str, Any]:
+    """The spec of an instance of ``StreamsApp`` reading ``topics`` (input, output, totals), but
+    for its ``app`` name and ``state_dir``. ``expected_inputs``: the records it waits for before
+    stopping (0: the input present when it starts)."""
+    source, output, totals = topics
+    return {
+        "bootstrap_servers": cluster.bootstrap_servers(),
+        "application_id": application_id,
+        "input_topic": source,
+        "output_topic": output,
+        "aggregates_topic": totals,
+        "processing_guarantee": processing_guarantee,
+        "commit_interval_ms": commit_interval_ms,
+        "delay_ms_per_record": delay_ms_per_record,
+        "expected_inputs": expected_inputs,
+        "config": {**STREAMS_DEFAULTS, **config},
+        "login": cluster.client_config(),
+    }
+
+
 @dataclass(frozen=True)
 class StreamsWorkload:
     inputs: int = 3000
@@ -96,32 +128,26 @@ class StreamsWorkload:
     wipe_state: bool = False
     # Further Streams and client properties, over STREAMS_DEFAULTS; the variant's config goes over these.
     config: dict[str, Any] = field(default_factory=dict)
-    # Records the apps wait for before stopping (0: the input present when they start).
-    expected_inputs: int = 0
 
     def plan(self, side: Side) -> Plan:
         cluster, run_dir = side.cluster, side.run_dir
-        source, output, totals = f"{side.name}-in", f"{side.name}-out", f"{side.name}-totals"
-        for topic in (source, output, totals):
+        topics = source, output, totals = f"{side.name}-in", f"{side.name}-out", f"{side.name}-totals"
+        for topic in topics:
             cluster.create_topic(topic, self.partitions, config=side.topic_config)
-        inputs = ProducerWorkload(count=self.inputs, keys=self.keys)
-        input_ledgers = fill(cluster, run_dir, source, inputs, INPUT_PRODUCER) if self.inputs else []
+        input_ledgers = fill(
+            cluster, run_dir, source, ProducerWorkload(count=self.inputs, keys=self.keys), INPUT_PRODUCER
+        )
         version = client_version(cluster.settings.kafka_version)
         java = java_clients.command(cluster.settings, version, STREAMS_APP, streams=True)
-        config = {**STREAMS_DEFAULTS, **self.config, **side.client_config}
-        base = {
-            "bootstrap_servers": cluster.bootstrap_servers(),
-            "application_id": f"{side.name}-app",
-            "input_topic": source,
-            "output_topic": output,
-            "aggregates_topic": totals,
-            "processing_guarantee": self.processing_guarantee,
-            "commit_interval_ms": self.commit_interval_ms,
-            "delay_ms_per_record": self.delay_ms_per_record,
-            "expected_inputs": self.expected_inputs,
-            "config": config,
-            "login": cluster.client_config(),
-        }
+        base = app_spec(
+            cluster,
+            f"{side.name}-app",
+            topics,
+            self.processing_guarantee,
+            self.commit_interval_ms,
+            {**self.config, **side.client_config},
+            self.delay_ms_per_record,
+        )
         apps = []
         for i in range(1, self.instances + self.standby + 1):
             name = streams_app(i)
@@ -131,7 +157,6 @@ class StreamsWorkload:
                 return {**base, "app": name, "state_dir": str(state)}
 
             apps.append(AppProcess(name, run_dir, spec_for, lambda spec_path, spec: [*java, str(spec_path)]))
-        ms_per_record = max(self.delay_ms_per_record, _MIN_MS_PER_RECORD)
         return Plan(
             apps,
             apps[: self.instances],
@@ -141,10 +166,10 @@ class StreamsWorkload:
             config={
                 "processing.guarantee": self.processing_guarantee,
                 "commit.interval.ms": self.commit_interval_ms,
-                **config,
+                **base["config"],
                 "kafka-streams": version,
             },
-            budget_s=2 * max(self.inputs, self.expected_inputs) * ms_per_record / 1000 + _SLACK_S,
+            budget_s=2 * self.inputs * max(self.delay_ms_per_record, _MIN_MS_PER_RECORD) / 1000 + _SLACK_S,
             prefix_ledgers=input_ledgers,
             sink=StreamsResults(output, totals, base["application_id"], run_dir),
         )
