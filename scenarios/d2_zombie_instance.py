@@ -12,10 +12,17 @@ timeout, or by the zombie itself once awake, when its offsets are refused for an
 generation of the group (KIP-447) and Streams treats the tasks as migrated. Nothing the
 zombie wrote after the survivor took over becomes visible to read_committed readers.
 
+The control's totals are wrong only when the order of the last writes says so: the
+survivor, restoring the zombie's uncommitted updates from the changelog and counting their
+inputs again, over-counts; the zombie, awake, sends totals from its own store, which never
+counted anything twice. Whichever writes a key's total last decides it: stale (below the
+recount, seen in 3 runs of 4), over-counted, or, when the zombie's late writes reach the end
+of its input (1 run of 4), right. So the control requires the repeats and reports the totals.
+
 Fault: once the group has committed some input and has 100 outputs beyond it
 (``StreamsUncommitted``), SIGSTOP instance 1 for 15 s (past its 6 s session timeout and the
 rebalance), then SIGCONT. Both sides commit every 2 s and spend 2 ms per input.
-Control (at_least_once): repeated outputs and over-counted keys.
+Control (at_least_once): repeated outputs; wrong totals allowed and reported.
 Guarantee (exactly_once_v2): one output per input, exact totals; the zombie's report shows
 its transaction aborted or its commit refused.
 """
@@ -24,7 +31,7 @@ from dataclasses import replace
 
 from harness.faults import App, Step, pause
 from harness.scenario import Scenario, Variant
-from harness.verdict.judge import FORBIDDEN, REQUIRED
+from harness.verdict.judge import ALLOWED, FORBIDDEN, REQUIRED
 from harness.workloads.streams import AT_LEAST_ONCE, EXACTLY_ONCE_V2, StreamsUncommitted, StreamsWorkload, streams_app
 
 STALL_S = 15.0  # past the 6 s session timeout plus a rebalance
@@ -48,7 +55,7 @@ SCENARIO = Scenario(
     control=Variant(
         "control",
         {},
-        expect={"sink_repeated": REQUIRED, "aggregate_mismatch": REQUIRED, "sink_missing": FORBIDDEN},
+        expect={"sink_repeated": REQUIRED, "aggregate_mismatch": ALLOWED, "sink_missing": FORBIDDEN},
         workload=replace(APP, processing_guarantee=AT_LEAST_ONCE),
     ),
     guarantee=Variant(
