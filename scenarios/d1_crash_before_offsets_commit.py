@@ -12,8 +12,8 @@ transaction: the restarted instance's producer (same transactional.id: its proce
 in the state directory) aborts the open one, the store is rebuilt from the changelog's
 committed records only, and every input has one output and is counted once.
 
-Fault: once the instance has written 150 outputs that its committed offsets do not cover
-(``StreamsUncommitted``), SIGKILL it; restart it a second later on the same state directory.
+Fault: once the instance has committed at least once and processed 150 inputs since its last
+commit (``StreamsUncommitted``), SIGKILL it; restart it a second later on the same state directory.
 Both sides commit every 2 s and spend 2 ms per input, so the window is wide.
 Control (at_least_once): repeated outputs (``sink_repeated``) and over-counted keys
 (``aggregate_mismatch``).

@@ -19,8 +19,8 @@ counted anything twice. Whichever writes a key's total last decides it: stale (b
 recount, seen in 3 runs of 4), over-counted, or, when the zombie's late writes reach the end
 of its input (1 run of 4), right. So the control requires the repeats and reports the totals.
 
-Fault: once the group has committed some input and has 100 outputs beyond it
-(``StreamsUncommitted``), SIGSTOP instance 1 for 15 s (past its 6 s session timeout and the
+Fault: once instance 1 has committed at least once and processed 100 inputs since its last
+commit (``StreamsUncommitted``), SIGSTOP it for 15 s (past its 6 s session timeout and the
 rebalance), then SIGCONT. Both sides commit every 2 s and spend 2 ms per input.
 Control (at_least_once): repeated outputs; wrong totals allowed and reported.
 Guarantee (exactly_once_v2): one output per input, exact totals; the zombie's report shows

@@ -16,8 +16,8 @@ its transactional.id, in the state directory, so the restarted instance has a ne
 abort the killed one's transaction, and read_committed readers wait until that transaction
 times out (10 s, plus the coordinator's abort scan).
 
-Fault: once the group has committed some input and has 150 outputs beyond it
-(``StreamsUncommitted``), SIGKILL the instance; a second later restart it on a new, empty
+Fault: once the instance has committed at least once and processed 150 inputs since its last
+commit (``StreamsUncommitted``), SIGKILL it; a second later restart it on a new, empty
 state directory (``wipe_state``: the old folder is left in the run folder). Both sides commit
 every 2 s and spend 2 ms per input.
 Control (at_least_once): over-counted keys and repeated outputs.

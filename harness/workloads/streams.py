@@ -16,8 +16,8 @@ aggregates topics back read_committed and counts outputs per committed input
 recount of the committed input (``aggregate_mismatch``), as for the Spark jobs
 (harness.checker.sinks). The schedule gets the output topic, which the LSO probe watches.
 
-``StreamsUncommitted`` is the condition a kill or stall waits for: the group has written
-outputs its committed input offsets do not account for, so a crash then leaves work to redo.
+``StreamsUncommitted`` is the condition a kill or stall waits for: an instance has processed
+inputs since its last commit (its own status file says so), so a crash then leaves work to redo.
 ``CommitLogged`` waits for the coordinator to have just logged a commit of the app (under
 exactly-once: PrepareCommit, read from ``__transaction_state``), and ``CommitCoordinator``
 is that coordinator as a fault target.
@@ -35,8 +35,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
-from confluent_kafka import Consumer, IsolationLevel, KafkaException, TopicPartition
-from confluent_kafka.admin import AdminClient, OffsetSpec
+from confluent_kafka import Consumer, KafkaException, TopicPartition
 
 from harness.checker.sinks import aggregate_mismatch, count_per_input
 from harness.cluster.kafka import KafkaCluster
@@ -153,8 +152,9 @@ class StreamsWorkload:
             name = streams_app(i)
 
             def spec_for(ledger: Path, earlier: list[Path], name: str = name) -> dict[str, Any]:
-                state = run_dir / "state" / (f"{name}.{len(earlier) + 1}" if self.wipe_state else name)
-                return {**base, "app": name, "state_dir": str(state)}
+                n = len(earlier) + 1
+                state = run_dir / "state" / (f"{name}.{n}" if self.wipe_state else name)
+                return {**base, "app": name, "state_dir": str(state), "status_file": str(status_path(run_dir, name, n))}
 
             apps.append(AppProcess(name, run_dir, spec_for, lambda spec_path, spec: [*java, str(spec_path)]))
         return Plan(
@@ -173,31 +173,6 @@ class StreamsWorkload:
             prefix_ledgers=input_ledgers,
             sink=StreamsResults(output, totals, base["application_id"], run_dir),
         )
-
-
-def progress(admin: AdminClient, spec: dict[str, Any]) -> tuple[int, int]:
-    """How far a Streams app's group (``spec``: an instance's) has got: the input records its
-    committed offsets cover (read as stable), and the outputs written that they do not account
-    for. At-least-once: the output topic's records beyond the committed input (one output per
-    input; both topics hold data records only). Exactly-once: the output records of
-    transactions still open (high watermark minus last stable offset)."""
-    output, source = spec["output_topic"], spec["input_topic"]
-    meta = admin.list_topics(timeout=_ADMIN_TIMEOUT_S).topics
-    outputs = [TopicPartition(output, p) for p in meta[output].partitions]
-
-    def ends(isolation: IsolationLevel) -> int:
-        futures = admin.list_offsets(
-            {tp: OffsetSpec.latest() for tp in outputs}, isolation_level=isolation, request_timeout=_ADMIN_TIMEOUT_S
-        )
-        return sum(f.result().offset for f in futures.values())
-
-    inputs = [TopicPartition(source, p) for p in meta[source].partitions]
-    committed = sum(max(tp.offset, 0) for tp in _committed(spec, inputs))
-    if spec["processing_guarantee"] == AT_LEAST_ONCE:
-        return committed, ends(IsolationLevel.READ_UNCOMMITTED) - committed
-    # The last stable offsets first: high watermarks taken after them are never below them.
-    stable = ends(IsolationLevel.READ_COMMITTED)
-    return committed, ends(IsolationLevel.READ_UNCOMMITTED) - stable
 
 
 def _committed(spec: dict[str, Any], partitions: list[TopicPartition]) -> list[TopicPartition]:
@@ -223,10 +198,11 @@ def _committed(spec: dict[str, Any], partitions: list[TopicPartition]) -> list[T
 
 @dataclass(frozen=True)
 class StreamsUncommitted:
-    """The group of the Streams app ``app`` is mid-stream: it has committed some input, and
-    written at least ``records`` outputs that its committed offsets do not account for
-    (``progress``): state and output written, offsets not committed yet. Killed then, an
-    at-least-once instance leaves repeats behind; an exactly-once one an open transaction."""
+    """Instance ``app`` is mid-stream: it has committed at least once and processed ``records``
+    inputs since its last commit (its status file, rewritten every 100 ms): their outputs, store
+    updates and changelog records are written, or in its producer's buffer for at most its
+    linger (100 ms), and their offsets are not committed. Killed then, an at-least-once
+    instance leaves repeats behind; an exactly-once one an open transaction."""
 
     app: str
     records: int
@@ -236,15 +212,20 @@ class StreamsUncommitted:
         assert isinstance(app, AppProcess)  # the runner's: it knows the run folder
         if not app.incarnations:
             return False
-        spec = json.loads((app.run_dir / f"{self.app}.{app.current.number}.spec.json").read_text())
-        try:
-            committed, uncommitted = progress(faults.cluster.admin(), spec)
-        except (KafkaException, KeyError):  # a broker is down, the group not there yet: ask again
+        status = status_path(app.run_dir, self.app, app.current.number)
+        if not status.exists():
             return False
-        return committed > 0 and uncommitted >= self.records
+        report = json.loads(status.read_text())  # moved into place whole
+        done = report["outcomes"]
+        return done["commits"] > 0 and done["processed"] - report.get("processed_at_commit", 0) >= self.records
 
     def __str__(self) -> str:
-        return f"{self.app}'s group has committed input and >= {self.records} outputs beyond it"
+        return f"{self.app} has committed and processed >= {self.records} inputs since its last commit"
+
+
+def status_path(run_dir: Path, app: str, incarnation: int) -> Path:
+    """Where incarnation ``incarnation`` of the Streams app ``app`` keeps its report while it runs."""
+    return run_dir / f"{app}.{incarnation}.status.json"
 
 
 @dataclass(frozen=True)

@@ -86,7 +86,7 @@ final class Spec {
     /**
      * The Streams app's spec. It has no ledger (Streams owns its producer), so it is not a {@link Common}.
      * {@code config} holds further Streams and client properties; {@code expected_inputs} 0 means "the
-     * input present at start".
+     * input present at start"; {@code status_file} empty: no status written while it runs.
      */
     static final class Streams {
         public String app;
@@ -100,6 +100,7 @@ final class Spec {
         public long commitIntervalMs = 30_000;
         public double delayMsPerRecord;
         public long expectedInputs;
+        public String statusFile = "";
         public Map<String, Object> config = Map.of();
         public Map<String, Object> login = Map.of();
 

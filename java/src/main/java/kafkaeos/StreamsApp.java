@@ -2,12 +2,17 @@ package kafkaeos;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
@@ -63,15 +68,18 @@ import org.apache.kafka.streams.state.KeyValueStore;
  *
  * <p>The last line of output is the JSON report: {@code outcomes {processed, commits, aborts, rebalances,
  * restored}} (processed counts every input through the topology, again when reprocessed; restored the
- * changelog records read back into the store before processing), {@code errors} by name,
+ * changelog records read back into the store before processing), {@code processed_at_commit} (the inputs
+ * its last commit covered), {@code errors} by name,
  * {@code transactional_id} (exactly-once), {@code first_processed_at} and {@code last_processed_at} (epoch
  * seconds); or {@code setup_error} (exit 2) when the configuration is refused; or {@code fenced} (exit 3) when
  * a fencing error stopped the app instead of a task migration; or {@code exception} (exit 1) when any other
- * error stopped a stream thread.
+ * error stopped a stream thread. With a {@code status_file} it also keeps its report so far there while it
+ * runs: the harness reads how many inputs it has processed since its last commit.
  */
 public final class StreamsApp {
     private static final int FAILED_EXIT = 1;
     private static final long POLL_MS = 500;
+    private static final long STATUS_MS = 100;
     private static final Duration CLOSE_WAIT = Duration.ofSeconds(30);
     private final Spec.Streams spec;
     private final Report report = new Report("processed", "commits", "aborts", "rebalances", "restored");
@@ -93,7 +101,7 @@ public final class StreamsApp {
     private int run() throws InterruptedException {
         KafkaStreams streams;
         try {
-            streams = new KafkaStreams(topology(), streamsConfig(), new WatchedClients(report));
+            streams = new KafkaStreams(topology(), streamsConfig(), new WatchedClients(report, this::committed));
         } catch (KafkaException | IllegalArgumentException e) {
             Map<String, Object> error = Report.setupError(e, "create");
             // Streams refuses some combinations with IllegalArgumentException (e.g. a transaction
@@ -125,6 +133,14 @@ public final class StreamsApp {
             fatal.compareAndSet(null, e);
             return StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
         });
+        ScheduledExecutorService status = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "status");
+            t.setDaemon(true);
+            return t;
+        });
+        if (!spec.statusFile.isEmpty()) {
+            status.scheduleAtFixedRate(this::writeStatus, 0, STATUS_MS, TimeUnit.MILLISECONDS);
+        }
         try (Admin admin = Admin.create(clientConfig())) {
             Map<TopicPartition, Long> ends = inputEnds(admin);
             streams.start();
@@ -135,6 +151,7 @@ public final class StreamsApp {
             fatal.compareAndSet(null, e);
         } finally {
             streams.close(CLOSE_WAIT);
+            status.shutdownNow();
         }
         report.put("first_processed_at", firstProcessedMs / 1000.0);
         report.put("last_processed_at", lastProcessedMs / 1000.0);
@@ -186,6 +203,29 @@ public final class StreamsApp {
         props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, spec.bootstrapServers);
         props.putAll(Spec.properties(spec.login));
         return props;
+    }
+
+    /** After a commit: every input processed so far is covered (the stream thread commits between inputs). */
+    private void committed() {
+        synchronized (report) {
+            report.count("commits", 1);
+            report.put("processed_at_commit", report.outcome("processed"));
+        }
+    }
+
+    /**
+     * Where the app stands, for the harness to read while it runs: its report so far, rewritten whole
+     * (a new file moved into place) every {@link #STATUS_MS}.
+     */
+    private void writeStatus() {
+        Path status = Path.of(spec.statusFile);
+        Path next = status.resolveSibling(status.getFileName() + ".next");
+        try {
+            Files.writeString(next, Report.json(report.snapshot()));
+            Files.move(next, status, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException e) {
+            report.error("STATUS_NOT_WRITTEN");
+        }
     }
 
     private void processing() {

@@ -28,9 +28,12 @@ import org.apache.kafka.streams.KafkaClientSupplier;
  */
 final class WatchedClients implements KafkaClientSupplier {
     private final Report report;
+    private final Runnable committed;
 
-    WatchedClients(Report report) {
+    /** {@code committed} runs after every commit that succeeded. */
+    WatchedClients(Report report, Runnable committed) {
         this.report = report;
+        this.committed = committed;
     }
 
     @Override
@@ -44,12 +47,12 @@ final class WatchedClients implements KafkaClientSupplier {
         if (transactionalId != null) {
             report.put("transactional_id", String.valueOf(transactionalId));
         }
-        return new WatchedProducer(config, report);
+        return new WatchedProducer(config, report, committed);
     }
 
     @Override
     public Consumer<byte[], byte[]> getConsumer(Map<String, Object> config) {
-        return new WatchedConsumer(config, report);
+        return new WatchedConsumer(config, report, committed);
     }
 
     @Override
@@ -65,10 +68,12 @@ final class WatchedClients implements KafkaClientSupplier {
     /** The producer of a stream thread: transactions committed and aborted, errors by name. */
     private static final class WatchedProducer extends KafkaProducer<byte[], byte[]> {
         private final Report report;
+        private final Runnable committed;
 
-        WatchedProducer(Map<String, Object> config, Report report) {
+        WatchedProducer(Map<String, Object> config, Report report, Runnable committed) {
             super(config, new ByteArraySerializer(), new ByteArraySerializer());
             this.report = report;
+            this.committed = committed;
         }
 
         @Override
@@ -92,7 +97,7 @@ final class WatchedClients implements KafkaClientSupplier {
         @Override
         public void commitTransaction() {
             watch(super::commitTransaction);
-            report.count("commits", 1);
+            committed.run();
         }
 
         @Override
@@ -114,10 +119,12 @@ final class WatchedClients implements KafkaClientSupplier {
     /** The main consumer of a stream thread: offset commits (at-least-once) made and refused. */
     private static final class WatchedConsumer extends KafkaConsumer<byte[], byte[]> {
         private final Report report;
+        private final Runnable committed;
 
-        WatchedConsumer(Map<String, Object> config, Report report) {
+        WatchedConsumer(Map<String, Object> config, Report report, Runnable committed) {
             super(config, new ByteArrayDeserializer(), new ByteArrayDeserializer());
             this.report = report;
+            this.committed = committed;
         }
 
         @Override
@@ -128,7 +135,7 @@ final class WatchedClients implements KafkaClientSupplier {
                 report.error(Outcomes.name(e));
                 throw e;
             }
-            report.count("commits", 1);
+            committed.run();
         }
     }
 }
