@@ -1,7 +1,7 @@
 # kafka-eos-harness. A fresh machine needs two commands: `make setup`, then `make test`.
 VENV := .venv/bin
 
-.PHONY: setup test test-unit lint stability bench-cluster bench-checker bench-spark clean
+.PHONY: setup test test-unit lint stability bench-cluster bench-checker bench-spark bench-streams clean
 
 setup:  ## Python env, Docker engine, build tools and images (skips what exists)
 	bash scripts/setup.sh
@@ -39,3 +39,6 @@ bench-checker: $(VENV)/python  ## checker wall time and peak RSS at 1M and 10M r
 
 bench-spark: $(VENV)/python  ## Spark's Kafka sink vs the exactly-once foreachBatch sink: records/s, batch p50/p99
 	$(VENV)/python bench/bench_spark.py
+
+bench-streams: $(VENV)/python  ## Kafka Streams at_least_once vs exactly_once_v2 at commit.interval.ms 100 ms and 30 s
+	$(VENV)/python bench/bench_streams.py
