@@ -37,7 +37,10 @@ A pair is:
     consumer's partitions of the main topic; empty: all), producer_config, run_dir
     read_committed_stalls  [{partition, started_at, seconds, lso}] (harness.history.lso_probe)
     sink            for a database sink: db, sink_missing / sink_repeated {count, examples};
-                    for a Spark job: output, and its sink findings or aggregate_mismatch
+                    for a Spark job: output, and its sink findings or aggregate_mismatch;
+                    for a Streams app: output, aggregates, prepared_commits and
+                    completed_commits (its transactions in __transaction_state), and
+                    sink_missing / sink_repeated / aggregate_mismatch
     workload        one report per app process (incarnation): app, incarnation, exit,
                     outcomes {ok, fail, info, unfinished}, errors {error name: count},
                     longest_ack_gap_s (how long it went without any acknowledgement:
