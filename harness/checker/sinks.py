@@ -6,13 +6,12 @@ a stateful job's stored aggregates against a recount from the committed input.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
-
-from harness.workloads import spark_tables
 
 
 def count_effects(path: Path, inputs: np.ndarray, max_examples: int) -> dict[str, dict[str, object]]:
@@ -52,12 +51,14 @@ def naming_aborted(rows: np.ndarray, committed: np.ndarray, written: np.ndarray,
     return {"count": len(named), "examples": [{"input": int(i)} for i in np.unique(named)[:max_examples]]}
 
 
-def aggregate_mismatch(committed: pa.Table, db: Path, max_examples: int) -> dict[str, Any]:
+def aggregate_mismatch(committed: pa.Table, found: Mapping[str, tuple[int, int]], max_examples: int) -> dict[str, Any]:
+    """``aggregate_mismatch``: keys whose stored ``(count, sum of ids)`` in ``found`` (a job's
+    table, or the last committed totals of a Streams app) differs from the recount of the
+    committed input ``committed`` (columns key, id); a key on one side only counts too."""
     expected: dict[str, tuple[int, int]] = {}
     for key, record_id in zip(committed["key"].to_pylist(), committed["id"].to_pylist(), strict=True):
         count, total = expected.get(key, (0, 0))
         expected[key] = (count + 1, total + record_id)
-    found = spark_tables.aggregates(db)
     wrong = sorted(k for k in expected.keys() | found.keys() if expected.get(k) != found.get(k))
     examples = [{"key": k, "expected": expected.get(k), "found": found.get(k)} for k in wrong[:max_examples]]
     return {"count": len(wrong), "examples": examples}

@@ -6,6 +6,9 @@ pass streams its rows into a Parquet file (``harness.history.columns.view_path``
 long history never sits in memory as Python objects. In the ``read_uncommitted`` pass every
 offset below the high watermark that returned no record is written as a marker row
 (``MARKER_ID``): without compaction or retention, those are the transaction markers.
+
+A topic whose values carry more than an id (a Streams app's running totals) is read with
+``values=True``: the rows then keep each record's value too (``VALUE_SCHEMA``).
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ SCHEMA = pa.schema(
         ("key", pa.string()),
     ]
 )
+VALUE_SCHEMA = SCHEMA.append(pa.field("value", pa.binary()))
 BATCH_ROWS = 100_000
 WATERMARK_WAIT_S = 60  # a new leader is elected well within this after a heal
 
@@ -46,6 +50,7 @@ def read_back(
     only: dict[str, tuple[int, ...]] | None = None,
     timeout_s: float = 120,
     login: dict[str, str] | None = None,
+    values: bool = False,
 ) -> Path:
     """Write both views of ``topics`` under ``out_dir``; returns ``out_dir``.
 
@@ -53,6 +58,7 @@ def read_back(
     part of a topic. Each file records the partitions it read (``partitions_read``), and how
     many partitions each topic has (``topic_partitions``).
     ``login``: on a secured cluster, a user allowed to read them (KafkaCluster.client_config).
+    ``values``: keep every record's value as well (``VALUE_SCHEMA``).
     """
     out_dir.mkdir(parents=True, exist_ok=True)
     marks = high_watermarks(bootstrap, topics, login)
@@ -61,7 +67,8 @@ def read_back(
     partitions = {t: sum(1 for tt, _ in marks if tt == t) for t in topics}
     for isolation in ISOLATIONS:
         consumer = _consumer(bootstrap, isolation, login or {})
-        _read_view(consumer, targets, partitions, isolation, view_path(out_dir, isolation), timeout_s)
+        schema = VALUE_SCHEMA if values else SCHEMA
+        _read_view(consumer, targets, partitions, isolation, view_path(out_dir, isolation), timeout_s, schema)
     return out_dir
 
 
@@ -87,20 +94,21 @@ def _read_view(
     isolation: str,
     path: Path,
     timeout_s: float,
+    schema: pa.Schema,
 ) -> None:
     """Read ``targets``' partitions from the start to their high watermark with ``consumer``
-    (closed at the end) into ``path``."""
-    rows: dict[str, list] = {name: [] for name in SCHEMA.names}
+    (closed at the end) into ``path``, as rows of ``schema``."""
+    rows: dict[str, list] = {name: [] for name in schema.names}
     seen: dict[tuple[str, int], list[int]] = {}
     try:
         read: dict[str, list[int]] = {}
         for t, p in targets:
             read.setdefault(t, []).append(p)
-        with pq.ParquetWriter(path, SCHEMA.with_metadata(partitions_read_metadata(read, partitions))) as out:
+        with pq.ParquetWriter(path, schema.with_metadata(partitions_read_metadata(read, partitions))) as out:
 
             def flush() -> None:
                 if rows["id"]:
-                    out.write_table(pa.table(rows, schema=SCHEMA))
+                    out.write_table(pa.table(rows, schema=schema))
                     for column in rows.values():
                         column.clear()
 
@@ -118,15 +126,16 @@ def _read_view(
                         continue
                     key = msg.key()
                     for name, value in zip(
-                        SCHEMA.names,
+                        schema.names,
                         (
                             msg.topic(),
                             msg.partition(),
                             msg.offset(),
                             decode_id(msg.value()),
                             key.decode(errors="replace") if key else None,
+                            msg.value(),
                         ),
-                        strict=True,
+                        strict=False,  # the value only when the schema has room for it
                     ):
                         rows[name].append(value)
                     seen.setdefault((msg.topic(), msg.partition()), []).append(msg.offset())
@@ -140,7 +149,9 @@ def _read_view(
                 for (topic, partition), hwm in targets.items():
                     gaps = np.setdiff1d(np.arange(hwm), np.array(seen.get((topic, partition), []), np.int64))
                     for offset in gaps.tolist():
-                        for name, value in zip(SCHEMA.names, (topic, partition, offset, MARKER_ID, None), strict=True):
+                        for name, value in zip(
+                            schema.names, (topic, partition, offset, MARKER_ID, None, None), strict=False
+                        ):
                             rows[name].append(value)
             flush()
     finally:

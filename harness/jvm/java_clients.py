@@ -38,12 +38,13 @@ from harness.settings import DEFAULT_KAFKA_VERSION, KNOWN_KAFKA_VERSIONS, Settin
 JAVA_DIR = Path(__file__).resolve().parents[2] / "java"
 PRODUCER_APP = "kafkaeos.ProducerApp"
 TRANSFORMER_APP = "kafkaeos.TransformerApp"
-# Client versions checked to resolve from Maven Central (kafka-streams: up to 4.3.1).
+# Client versions checked to resolve from Maven Central.
 KNOWN_CLIENT_VERSIONS = KNOWN_KAFKA_VERSIONS
-# kafka-tools 4.4.0 is not on Maven Central: newer clusters are measured with the 4.3.1 tools
-# (ProducerPerformance and ConsumerPerformance are clients; 4.3.1 speaks to a 4.4.0 broker).
-NEWEST_TOOLS_VERSION = "4.3.1"
-TOOLS_VERSIONS = f"{NEWEST_TOOLS_VERSION} and older"
+# Artifacts whose newest release on Maven Central is older than the newest tested broker
+# (kafka-streams and kafka-tools 4.4.0 are not published there): against a newer cluster
+# they run at this version, as any client of an older release may.
+NEWEST_ON_MAVEN_CENTRAL = {"kafka-streams": "4.3.1", "kafka-tools": "4.3.1"}
+TOOLS_VERSIONS = f"{NEWEST_ON_MAVEN_CENTRAL['kafka-tools']} and older"
 # The broker's own choices for 4.3.1: slf4j-simple must match the slf4j-api 1.7 that every
 # tested kafka-clients version depends on (a 2.x binding does not bind to a 1.7 API).
 JACKSON_VERSION = "2.21.2"
@@ -164,7 +165,7 @@ def client_classpath(settings: Settings, version: str, streams: bool = False) ->
     ``streams``, Kafka Streams too), resolved once per version with mvn."""
     check_kafka_version(version)
     what = f"kafka-{'streams' if streams else 'clients'}:{version}"
-    known = f"{', '.join(KNOWN_CLIENT_VERSIONS)} (kafka-streams up to 4.3.1)"
+    known = f"{', '.join(KNOWN_CLIENT_VERSIONS)} (kafka-streams up to {NEWEST_ON_MAVEN_CENTRAL['kafka-streams']})"
     return _closure(_client_folder(settings, version, streams), _client_pom(version, streams), what, known)
 
 
@@ -172,14 +173,15 @@ def tools_classpath(settings: Settings, version: str) -> list[Path]:
     """The jars to run Kafka's own tools (``org.apache.kafka.tools.ProducerPerformance``,
     ``VerifiableProducer``, ...) for a cluster of ``version``, resolved once per version with mvn."""
     check_kafka_version(version)
-    version = tools_version(version)
+    version = artifact_version("kafka-tools", version)
     return _closure(_tools_folder(settings, version), _tools_pom(version), f"kafka-tools:{version}", TOOLS_VERSIONS)
 
 
-def tools_version(kafka_version: str) -> str:
-    """The kafka-tools version used against a cluster of ``kafka_version``: its own, or the newest
-    on Maven Central when it is newer."""
-    return min(kafka_version, NEWEST_TOOLS_VERSION, key=lambda v: tuple(map(int, v.split("."))))
+def artifact_version(artifact: str, kafka_version: str) -> str:
+    """The version of ``artifact`` (kafka-clients, kafka-streams, kafka-tools) used against a
+    cluster of ``kafka_version``: the cluster's own, or the newest on Maven Central if older."""
+    newest = NEWEST_ON_MAVEN_CENTRAL.get(artifact, kafka_version)
+    return min(kafka_version, newest, key=lambda v: tuple(map(int, v.split("."))))
 
 
 def _closure(folder: Path, pom: str, what: str, known: str) -> list[Path]:
@@ -214,18 +216,21 @@ def command(settings: Settings, version: str, main_class: str, streams: bool = F
 def ready(settings: Settings) -> bool:
     """Whether ``prepare`` would find everything cached, without running Maven (setup.sh asks first)."""
     app = _app_folder(settings)
-    tools = tools_version(DEFAULT_KAFKA_VERSION)
+    tools = artifact_version("kafka-tools", DEFAULT_KAFKA_VERSION)
+    streams = artifact_version("kafka-streams", DEFAULT_KAFKA_VERSION)
     return (
         _complete(app, app.name)
         and all(_complete(_client_folder(settings, v, False), _client_pom(v, False)) for v in KNOWN_KAFKA_VERSIONS)
         and _complete(_tools_folder(settings, tools), _tools_pom(tools))
+        and _complete(_client_folder(settings, streams, True), _client_pom(streams, True))
     )
 
 
 def prepare(settings: Settings) -> None:
-    """Build the apps, resolve the client of every tested Kafka version, and the tools of the default
-    version (for ``make bench-driver``)."""
+    """Build the apps, resolve the client of every tested Kafka version, and Kafka Streams and the
+    tools for the default version (the D scenarios, the benchmarks)."""
     app_jar(settings)
     for version in KNOWN_KAFKA_VERSIONS:
         client_classpath(settings, version)
+    client_classpath(settings, artifact_version("kafka-streams", DEFAULT_KAFKA_VERSION), streams=True)
     tools_classpath(settings, DEFAULT_KAFKA_VERSION)

@@ -173,3 +173,37 @@ def lost_were_acknowledged(why: str) -> Check:
         return None if examples and all(e.get("acked_at") for e in examples) else f"examples {examples[:2]}"
 
     return Check("lost records were acknowledged", why, seen)
+
+
+def aborted_or_fenced(app: str, why: str) -> Check:
+    """The app's last incarnation had transactions aborted or was told it was fenced (a Streams
+    app handles fencing itself: it rejoins instead of exiting)."""
+
+    def seen(side: VariantVerdict) -> str | None:
+        r = _report(side, app)
+        fencing = {*FENCING_ERRORS, "CommitFailedException", "ILLEGAL_GENERATION"} & set(r.get("errors", {}))
+        aborts = r.get("outcomes", {}).get("aborts", 0)
+        return None if aborts > 0 or fencing else f"{aborts} aborts, errors {sorted(r.get('errors', {}))}"
+
+    return Check(f"{app} aborted or fenced", why, seen)
+
+
+def restored(app: str, incarnation: int, why: str) -> Check:
+    """That incarnation of the app restored state from its changelog."""
+
+    def seen(side: VariantVerdict) -> str | None:
+        (r,) = [r for r in _reports(side, app) if r["incarnation"] == incarnation]
+        count = r.get("outcomes", {}).get("restored", 0)
+        return None if count > 0 else "restored nothing"
+
+    return Check(f"{app}#{incarnation} restored from the changelog", why, seen)
+
+
+def sink_at_least(name: str, n: int, why: str) -> Check:
+    """A count in the side's sink section (``context["sink"]``) is at least ``n``."""
+
+    def seen(side: VariantVerdict) -> str | None:
+        got = side.context["sink"][name]
+        return None if got >= n else f"{name} {got}"
+
+    return Check(f"{name} >= {n}", why, seen)

@@ -38,7 +38,10 @@ A pair is:
     consumer's partitions of the main topic; empty: all), producer_config, run_dir
     read_committed_stalls  [{partition, started_at, seconds, lso}] (harness.history.lso_probe)
     sink            for a database sink: db, sink_missing / sink_repeated {count, examples};
-                    for a Spark job: output, and its sink findings or aggregate_mismatch
+                    for a Spark job: output, and its sink findings or aggregate_mismatch;
+                    for a Streams app: output, aggregates, prepared_commits and
+                    completed_commits (its transactions in __transaction_state), and
+                    sink_missing / sink_repeated / aggregate_mismatch
     workload        one report per app process (incarnation): app, incarnation, exit,
                     outcomes {ok, fail, info, unfinished}, errors {error name: count},
                     longest_ack_gap_s (how long it went without any acknowledgement:
@@ -49,10 +52,12 @@ A pair is:
                     made and a pipeline's input is written) and the end of its check
 
 A research scenario's pair is **reported**: no claim, the findings of both sides are the
-result.
+result; but it is inconclusive when its fault did not happen as written or one of its checks
+failed (the run did not do what the research needs).
 
 A pair's ``verdict.json`` holds ``scenario``, ``title``, ``verdict`` (passed / failed /
-inconclusive) and both variants' documents under ``control`` and ``guarantee``.
+inconclusive / reported), ``research`` (true for a research scenario) and both variants'
+documents under ``control`` and ``guarantee``.
 """
 
 from __future__ import annotations
@@ -170,10 +175,10 @@ class PairVerdict:
 
     @property
     def outcome(self) -> str:
-        if self.research:
-            return "reported"
         if any(v.context.get("fault_errors") for v in (self.control, self.guarantee)):
             return "inconclusive"  # the fault did not happen as written
+        if self.research:  # its sides fail only by their checks: what the research needs to have happened
+            return "reported" if self.control.passed and self.guarantee.passed else "inconclusive"
         if not self.guarantee.passed:
             return "failed"
         return "passed" if self.control.passed else "inconclusive"
@@ -182,13 +187,14 @@ class PairVerdict:
     def from_json(cls, doc: dict[str, Any]) -> PairVerdict:
         """A pair's ``verdict.json`` read back."""
         sides = (VariantVerdict.from_json(doc["control"]), VariantVerdict.from_json(doc["guarantee"]))
-        return cls(doc["scenario"], doc["title"], *sides, research=doc["verdict"] == "reported")
+        return cls(doc["scenario"], doc["title"], *sides, research=doc.get("research", doc["verdict"] == "reported"))
 
     def to_json(self) -> dict[str, Any]:
         return {
             "scenario": self.scenario,
             "title": self.title,
             "verdict": self.outcome,
+            "research": self.research,
             "control": self.control.to_json(),
             "guarantee": self.guarantee.to_json(),
         }

@@ -47,9 +47,8 @@ def recheck(run_dir: Path, engine: str = "python", master: str = "local[2]") -> 
         _side(run_dir / side, _saved(run_dir / side / "verdict.json"), engine, master) for side in SIDES
     )
     title = pair["title"] if pair else ""
-    return PairVerdict(
-        control.scenario, title, control, guarantee, research=bool(pair and pair["verdict"] == "reported")
-    )
+    research = bool(pair and pair.get("research", pair["verdict"] == "reported"))
+    return PairVerdict(control.scenario, title, control, guarantee, research=research)
 
 
 def _saved(path: Path) -> dict[str, Any]:

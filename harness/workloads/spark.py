@@ -264,7 +264,9 @@ class SparkOutput:
         if self.job == "aggregate":
             return {
                 "output": self.output,
-                "aggregate_mismatch": aggregate_mismatch(committed, Path(self.output), max_examples),
+                "aggregate_mismatch": aggregate_mismatch(
+                    committed, spark_tables.aggregates(Path(self.output)), max_examples
+                ),
             }
         if self.job == "kafka_sink":
             out = view_path(self.run_dir / "sink-reads", "read_committed")

@@ -6,7 +6,8 @@ is clean, on the same shared cluster and fault. A scenario carries its whole exp
 Scenarios that kill brokers heal them before they end, so the cluster stays shared. These
 runs are also the checker's cluster-backed detection proof: A1 duplicates, A3 lost
 acknowledged writes, B1 repeated exactly-once counts, B3 aborted reads, C1-C4 a Spark
-driver's repeated, aborted or miscounted results, each against a clean guarantee.
+driver's repeated, aborted or miscounted results, D1-D3 a Streams app's repeated outputs and
+miscounted totals, each against a clean guarantee.
 
 The pairs listed in ``ON_JAVA`` run a second time with their apps on Kafka's Java client,
 so the guarantees are shown for both clients.

@@ -20,7 +20,7 @@ from harness.checker.anomalies import CheckOptions, CheckResult
 from harness.checker.check import check
 from harness.cluster.kafka import KafkaCluster
 from harness.history import columns, ledger, readback
-from harness.jvm.java_clients import PRODUCER_APP, TRANSFORMER_APP, command, tools_version
+from harness.jvm.java_clients import PRODUCER_APP, TRANSFORMER_APP, artifact_version, command
 from harness.settings import KNOWN_KAFKA_VERSIONS, Settings
 from harness.workloads.apps.producer import ProducerSpec
 from harness.workloads.resume import SessionSoFar
@@ -112,11 +112,12 @@ def _fresh_topic(cluster: KafkaCluster, partitions: int = 3) -> str:
 # --- without a cluster ------------------------------------------------------------------
 
 
-def test_kafka_tools_are_the_clusters_own_up_to_the_newest_on_maven_central() -> None:
-    assert tools_version("3.9.2") == "3.9.2"
-    assert tools_version("4.3.1") == "4.3.1"
-    assert tools_version("4.4.0") == "4.3.1"
-    assert tools_version("4.10.0") == "4.3.1"  # numbers, not strings: "4.10" sorts before "4.3"
+def test_streams_and_tools_are_the_clusters_own_up_to_the_newest_on_maven_central() -> None:
+    assert artifact_version("kafka-tools", "3.9.2") == "3.9.2"
+    assert artifact_version("kafka-streams", "4.3.1") == "4.3.1"
+    assert artifact_version("kafka-streams", "4.4.0") == "4.3.1"
+    assert artifact_version("kafka-tools", "4.10.0") == "4.3.1"  # numbers, not strings: "4.10" < "4.3"
+    assert artifact_version("kafka-clients", "4.4.0") == "4.4.0"
 
 
 def test_the_java_ledger_is_byte_for_byte_what_python_writes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

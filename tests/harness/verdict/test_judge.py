@@ -124,13 +124,14 @@ def _variant(name: str, passed: bool, faulty: bool) -> VariantVerdict:
 
 
 def _outcome(research: bool, control: tuple[bool, bool], guarantee: tuple[bool, bool]) -> str:
-    """The pair's rules, in their order: a research pair is reported; a fault that did not happen as
-    written proves nothing; a guarantee that broke its promise fails the pair; a clean guarantee
-    beside a control that did not show its anomaly proves nothing either."""
-    if research:
-        return "reported"
+    """The pair's rules, in their order: a fault that did not happen as written proves nothing; a
+    research pair is reported when both sides met what it needs (its sides have only checks to
+    fail); a guarantee that broke its promise fails the pair; a clean guarantee beside a control
+    that did not show its anomaly proves nothing either."""
     if control[1] or guarantee[1]:
         return "inconclusive"
+    if research:
+        return "reported" if control[0] and guarantee[0] else "inconclusive"
     if not guarantee[0]:
         return "failed"
     return "passed" if control[0] else "inconclusive"

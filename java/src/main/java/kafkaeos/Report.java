@@ -29,6 +29,10 @@ final class Report {
         outcomes.merge(outcome, n, Long::sum);
     }
 
+    synchronized long outcome(String name) {
+        return outcomes.getOrDefault(name, 0L);
+    }
+
     synchronized void error(String name) {
         errors.merge(name, 1L, Long::sum);
     }
@@ -69,11 +73,15 @@ final class Report {
     }
 
     static void print(Map<String, Object> report) {
+        System.out.println(json(report));
+        System.out.flush();
+    }
+
+    static String json(Map<String, Object> report) {
         try {
-            System.out.println(JSON.writeValueAsString(report));
+            return JSON.writeValueAsString(report);
         } catch (JsonProcessingException e) {
             throw new IllegalArgumentException(e);
         }
-        System.out.flush();
     }
 }

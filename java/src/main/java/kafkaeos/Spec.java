@@ -11,9 +11,9 @@ import java.util.stream.Collectors;
 
 /**
  * The apps' specs: the JSON file named by their only argument, with the fields of Python's
- * {@code ProducerSpec} and {@code TransformerSpec} (snake_case there, camelCase here). Client settings are
- * already Java client property names. An unknown field is an error: a spec meant for another app, or a
- * field this one would silently ignore.
+ * {@code ProducerSpec} and {@code TransformerSpec}, or of the Streams spec that harness.workloads.streams
+ * writes (snake_case there, camelCase here). Client settings are already Java client property names. An
+ * unknown field is an error: a spec meant for another app, or a field this one would silently ignore.
  */
 final class Spec {
     private static final ObjectMapper JSON =
@@ -83,6 +83,38 @@ final class Spec {
         public Map<String, Object> consumerConfig = Map.of();
         public String sinkDb = "";
         public TransformerResume resume;
+    }
+
+    /**
+     * The Streams app's spec. It has no ledger (Streams owns its producer), so it is not a {@link Common}.
+     * {@code config} holds further Streams and client properties; {@code expected_inputs} 0 means "the
+     * input present at start"; {@code status_file} empty: no status written while it runs.
+     */
+    static final class Streams {
+        public String app;
+        public String bootstrapServers;
+        public String applicationId;
+        public String inputTopic;
+        public String outputTopic;
+        public String aggregatesTopic;
+        public String stateDir;
+        public String processingGuarantee = "at_least_once";
+        public long commitIntervalMs = 30_000;
+        public double delayMsPerRecord;
+        public long expectedInputs;
+        public String statusFile = "";
+        public Map<String, Object> config = Map.of();
+        public Map<String, Object> login = Map.of();
+
+        static Streams read(String path) throws IOException {
+            Streams spec = JSON.readValue(Path.of(path).toFile(), Streams.class);
+            if (spec.bootstrapServers == null || spec.applicationId == null || spec.inputTopic == null
+                || spec.outputTopic == null || spec.aggregatesTopic == null || spec.stateDir == null) {
+                throw new IllegalArgumentException(path + ": bootstrap_servers, application_id, input_topic, "
+                    + "output_topic, aggregates_topic and state_dir are required");
+            }
+            return spec;
+        }
     }
 
     /** Where a restarted transformer carries on its session: its next record seq and transaction number. */
