@@ -24,8 +24,10 @@ from __future__ import annotations
 
 import hashlib
 import os
+import platform
 import shutil
 import tempfile
+import zipfile
 from pathlib import Path
 
 from harness import commands
@@ -209,8 +211,32 @@ def command(settings: Settings, version: str, main_class: str, streams: bool = F
     """``java ... -cp <app jar and client jars> <main_class>``: append the spec path to run it."""
     if shutil.which("java") is None:
         raise HarnessError("java not found, needed to run the Java workload apps: install a Java 17 runtime")
-    classpath = [app_jar(settings), *client_classpath(settings, version, streams)]
-    return ["java", *JVM_OPTIONS, "-cp", os.pathsep.join(str(p) for p in classpath), main_class]
+    jars = client_classpath(settings, version, streams)
+    native = [f"-Djava.library.path={d}" for d in [_rocksdb_native_dir(jars)] if d]
+    classpath = [app_jar(settings), *jars]
+    return ["java", *JVM_OPTIONS, *native, "-cp", os.pathsep.join(str(p) for p in classpath), main_class]
+
+
+# RocksDB's JNI library inside rocksdbjni-*.jar, per machine (RocksDB's Environment names them).
+_ROCKSDB_JNI = {"x86_64": "librocksdbjni-linux64.so", "aarch64": "librocksdbjni-linux-aarch64.so"}
+
+
+def _rocksdb_native_dir(jars: list[Path]) -> Path | None:
+    """A folder holding RocksDB's JNI library as ``librocksdbjni.so``, extracted once beside the
+    jars. Without it RocksDB copies the 15 MB library into /tmp at every start and deletes it
+    only at a clean exit: each SIGKILLed Streams instance would leave one behind."""
+    jar = next((j for j in jars if j.name.startswith("rocksdbjni-")), None)
+    member = _ROCKSDB_JNI.get(platform.machine())
+    if jar is None or member is None or platform.system() != "Linux":
+        return None  # RocksDB's own fallback: it extracts the library itself
+    folder = jar.parent / "native"
+    library = folder / "librocksdbjni.so"  # System.loadLibrary("rocksdbjni") looks for this name
+    if not library.exists():
+        folder.mkdir(exist_ok=True)
+        with zipfile.ZipFile(jar) as archive, tempfile.NamedTemporaryFile(dir=folder, delete=False) as out:
+            shutil.copyfileobj(archive.open(member), out)
+        Path(out.name).rename(library)  # whole or not at all, for a run started beside this one
+    return folder
 
 
 def ready(settings: Settings) -> bool:
