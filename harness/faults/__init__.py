@@ -10,7 +10,7 @@ Scenario files import their vocabulary from here: ``from harness.faults import L
 Step, blackhole``.
 """
 
-from harness.faults.conditions import AppSent, Condition, Healed, Isr, Paused
+from harness.faults.conditions import AppSent, Condition, Isr, Paused
 from harness.faults.inject import Faults, Injected
 from harness.faults.roles import App, Brokers, Followers, Leader, Node, Replicas, Target, TxnCoordinator, java_hash
 from harness.faults.schedule import Schedule, Step
@@ -43,7 +43,6 @@ __all__ = [
     "FaultSpec",
     "Faults",
     "Followers",
-    "Healed",
     "Injected",
     "Isr",
     "Leader",

@@ -63,23 +63,8 @@ class Paused:
         return f"{self.app} paused"
 
 
-@dataclass(frozen=True)
-class Healed:
-    """At least ``count`` of the side's faults have been healed: a step chained to the ones
-    before it, so a series starts when its first step's own condition held (the app is up)
-    and each next fault follows the heal of the one before."""
-
-    count: int
-
-    def holds(self, faults: Faults) -> bool:
-        return sum(i.healed_at is not None for i in faults.log) >= self.count
-
-    def __str__(self) -> str:
-        return f"{self.count} fault(s) healed"
-
-
 class Condition(Protocol):
-    """What a step may wait for (``Isr``, ``AppSent``, ``Paused``, ``Healed``, or a workload's own, e.g.
+    """What a step may wait for (``Isr``, ``AppSent``, ``Paused``, or a workload's own, e.g.
     harness.workloads.spark.BatchInFlight): asked every half second until it holds."""
 
     def holds(self, faults: Faults) -> bool: ...
