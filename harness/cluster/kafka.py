@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from confluent_kafka import ElectionType, KafkaError, KafkaException, TopicPartition
+from confluent_kafka import ElectionType, KafkaError, KafkaException, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 from docker.errors import DockerException
 from testcontainers.core.container import DockerContainer
@@ -327,6 +327,20 @@ class KafkaCluster:
     def broker(self, node_id: int) -> Broker:
         return self.brokers[node_id]
 
+    def ensure_transaction_log(self, timeout_s: float = 60) -> None:
+        """Kafka creates ``__transaction_state`` when a transactional client first asks for its
+        coordinator: a throwaway producer asks, so who coordinates which transactional.id is
+        known before any app starts."""
+        producer = Producer(
+            {
+                "bootstrap.servers": self.bootstrap_servers(),
+                "transactional.id": "__harness_transaction_log",
+                "log_level": HARNESS_CLIENT_LOG_LEVEL,
+                **self.client_config(),
+            }
+        )
+        producer.init_transactions(timeout_s)
+
     # --- topics and metadata ------------------------------------------------------
 
     def create_topic(
@@ -336,11 +350,18 @@ class KafkaCluster:
         replication_factor: int = 3,
         config: dict[str, str] | None = None,
         timeout_s: float = 30,
+        leaders_not_on: int | None = None,
     ) -> None:
+        """``leaders_not_on``: no partition's preferred (so first) leader is that broker; it holds
+        the last replica, when the replication factor reaches it."""
+        if leaders_not_on is None:
+            new = NewTopic(name, partitions, replication_factor, config=config or {})
+        else:
+            others = [b for b in sorted(self.brokers) if b != leaders_not_on]
+            assignment = [(others[p:] + others[:p] + [leaders_not_on])[:replication_factor] for p in range(partitions)]
+            new = NewTopic(name, partitions, replica_assignment=assignment, config=config or {})
         for attempt in range(_CREATE_ATTEMPTS):
-            futures = self.admin().create_topics(
-                [NewTopic(name, partitions, replication_factor, config=config or {})], operation_timeout=timeout_s
-            )
+            futures = self.admin().create_topics([new], operation_timeout=timeout_s)
             try:
                 futures[name].result(timeout_s)
                 break

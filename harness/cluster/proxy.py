@@ -52,8 +52,12 @@ class ToxiproxyAPI:
     def create(self, name: str, listen: str, upstream: str) -> None:
         self._call("POST", "/proxies", {"name": name, "listen": listen, "upstream": upstream, "enabled": True})
 
-    def add_toxic(self, proxy: str, name: str, kind: str, stream: str, attributes: dict[str, Any]) -> None:
-        toxic = {"name": name, "type": kind, "stream": stream, "toxicity": 1.0, "attributes": attributes}
+    def add_toxic(
+        self, proxy: str, name: str, kind: str, stream: str, attributes: dict[str, Any], toxicity: float = 1.0
+    ) -> None:
+        """``toxicity``: the chance that the toxic acts on a connection, drawn for each connection
+        when the toxic is added (for those open) or when the connection opens."""
+        toxic = {"name": name, "type": kind, "stream": stream, "toxicity": toxicity, "attributes": attributes}
         self._call("POST", f"/proxies/{proxy}/toxics", toxic)
 
     def remove_toxic(self, proxy: str, name: str) -> None:

@@ -70,6 +70,7 @@ class Injected:
             "listeners": list(self.spec.listeners),
             "direction": self.spec.direction,
             "params": self.spec.params,
+            "toxicity": self.spec.toxicity,
             "injected_at": self.injected_at,
             "healed_at": self.healed_at,
         }
@@ -142,7 +143,7 @@ class Faults:
         for proxy in proxies:
             for stream in _STREAMS[spec.direction]:
                 name = f"{self._prefix}-{spec.kind}-{stream}-{next(self._names)}"
-                api.add_toxic(proxy, name, LINK_TOXICS[spec.kind], stream, dict(spec.params))
+                api.add_toxic(proxy, name, LINK_TOXICS[spec.kind], stream, dict(spec.params), spec.toxicity)
                 added.append((proxy, name))
 
         def remove() -> None:

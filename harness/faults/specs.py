@@ -41,21 +41,35 @@ class FaultSpec:
     listeners: tuple[str, ...] = ("client",)
     direction: Direction = "both"
     params: dict[str, Any] = field(default_factory=dict)
+    # A link toxic's chance of acting on each connection, drawn per connection (Toxiproxy's
+    # toxicity): below 1, some connections of one link are hit and others, opened while it
+    # holds, are not.
+    toxicity: float = 1.0
 
     def __post_init__(self) -> None:
         if self.kind not in FAULT_KINDS:
             raise ValueError(f"unknown fault {self.kind!r}; one of {', '.join(FAULT_KINDS)}")
+        if not 0 < self.toxicity <= 1 or (self.toxicity < 1 and self.kind not in LINK_TOXICS):
+            raise ValueError(f"{self.kind}: toxicity {self.toxicity} must be in (0, 1], and below 1 only for a toxic")
 
     def describe(self) -> str:
         link = self.kind in LINK_TOXICS or self.kind == "cut"
         where = f" on {'+'.join(self.listeners)} ({self.direction})" if link else ""
-        args = ", ".join(f"{k}={v}" for k, v in self.params.items())
+        chance = {"toxicity": self.toxicity} if self.toxicity < 1 else {}
+        args = ", ".join(f"{k}={v}" for k, v in {**self.params, **chance}.items())
         return f"{self.kind}{f'({args})' if args else ''} {self.target}{where}"
 
 
-def _link(kind: str, target: Target, listener: str | tuple[str, ...], direction: Direction, **params: Any) -> FaultSpec:
+def _link(
+    kind: str,
+    target: Target,
+    listener: str | tuple[str, ...],
+    direction: Direction,
+    toxicity: float = 1.0,
+    **params: Any,
+) -> FaultSpec:
     listeners = (listener,) if isinstance(listener, str) else tuple(listener)
-    return FaultSpec(kind, target, listeners, direction, params)
+    return FaultSpec(kind, target, listeners, direction, params, toxicity)
 
 
 def latency(
@@ -64,8 +78,11 @@ def latency(
     jitter_ms: int = 0,
     listener: str | tuple[str, ...] = "client",
     direction: Direction = "both",
+    toxicity: float = 1.0,
 ) -> FaultSpec:
-    return _link("latency", target, listener, direction, latency=ms, jitter=jitter_ms)
+    """Bytes arrive ``ms`` (+-``jitter_ms``) late. Removing the toxic lets what it holds through at
+    once; bytes a client sent before it closed the connection are still delivered, late."""
+    return _link("latency", target, listener, direction, toxicity, latency=ms, jitter=jitter_ms)
 
 
 def blackhole(target: Target, listener: str | tuple[str, ...] = "client", direction: Direction = "both") -> FaultSpec:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.configcheck.catalogue import Kind
+from harness.faults.roles import TxnCoordinator
 from harness.jvm import java_clients
 from harness.workloads import clients
 from harness.workloads.apps.producer import ProducerSpec
@@ -58,14 +59,21 @@ class ProducerWorkload:
     # The apps reach the brokers through links of their own (the side's own-link listener),
     # so a link fault on them (listener=harness.faults.OWN_LINKS) hits this side alone.
     own_links: bool = False
+    # No partition of the topic is led by the transaction coordinator's broker: a fault on
+    # that broker's client link then reaches the transaction requests alone, not the sends.
+    leaders_off_coordinator: bool = False
 
     def plan(self, side: Side) -> Plan:
         cluster = side.cluster
         topic = side.name
-        cluster.create_topic(topic, self.partitions, config=side.topic_config)
         config = {**self.config, **side.client_config}
         if "transactional.id" in config:  # unique per run: no stale epoch of an earlier run interferes
             config["transactional.id"] = f"{config['transactional.id']}-{topic}"
+        avoid = None
+        if self.leaders_off_coordinator:
+            cluster.ensure_transaction_log()
+            avoid = TxnCoordinator(config["transactional.id"]).resolve(cluster)[0]
+        cluster.create_topic(topic, self.partitions, config=side.topic_config, leaders_not_on=avoid)
         client = clients.check(self.client)
         version = self.client_version or cluster.settings.kafka_version
         command = clients.app_command(client, PYTHON_APP, java_clients.PRODUCER_APP, cluster.settings, version)

@@ -249,7 +249,14 @@ def _run_transactions(spec: ProducerSpec, sender: _Sender, seqs: list[int], firs
         p.begin_transaction()
         ledger.txn("begin", spec.session, txn)
         until = time.monotonic() + spec.txn_ms / 1000 if spec.txn_ms else math.inf
-        done += sender.send(seqs[done : done + spec.txn_size], txn, until)
+        try:
+            done += sender.send(seqs[done : done + spec.txn_size], txn, until)
+        except KafkaException as exc:
+            # The transaction failed under its sends: the rest of its records are not sent (as in
+            # the Java app); its end finds the failure and aborts it, or says it is fatal.
+            if exc.args[0].code() != KafkaError._STATE:
+                raise
+            done += min(spec.txn_size, len(seqs) - done)
         end_transaction(p, ledger, spec.session, txn, aborts_on_purpose(spec.abort_every, txn))
         txn += 1
 

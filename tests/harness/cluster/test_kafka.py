@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import uuid
+
 from confluent_kafka.admin import AdminClient
 
 from harness.cluster.kafka import LISTENERS, PROBE_TOPIC, KafkaCluster
+from harness.faults import TxnCoordinator
 
 
 def test_three_brokers_registered_and_probe_topic_in_sync(cluster: KafkaCluster) -> None:
@@ -74,3 +77,13 @@ except HarnessError as exc:
     assert out["late"] == "refused"  # configuring after start() raises instead of doing nothing
     dc = docker.from_env()
     assert dc.containers.list(all=True, filters={"label": f"{LABEL_RUN}={out['run']}"}) == []
+
+
+def test_a_topic_can_keep_its_leaders_off_the_transaction_coordinator(cluster: KafkaCluster) -> None:
+    cluster.ensure_transaction_log()
+    coordinator = TxnCoordinator("some-app").resolve(cluster)[0]
+    name = f"t-leaders-{uuid.uuid4().hex[:6]}"
+    cluster.create_topic(name, partitions=4, leaders_not_on=coordinator)
+    leaders = {cluster.leader(name, p) for p in range(4)}
+    assert leaders == {1, 2, 3} - {coordinator}, "the other two brokers lead, in turn"
+    assert all(cluster.isr(name, p) == [1, 2, 3] for p in range(4)), "the coordinator still holds a replica"

@@ -9,7 +9,8 @@ from __future__ import annotations
 import time
 
 import pytest
-from confluent_kafka import Producer
+from confluent_kafka import Producer, TopicPartition
+from confluent_kafka.admin import OffsetSpec
 
 from harness import faults as f
 from harness.cluster.kafka import KafkaCluster
@@ -137,3 +138,32 @@ def test_a_fault_on_own_links_lands_on_the_sides_own_listener(cluster: KafkaClus
     finally:
         second.heal_all()
     assert not any(api.toxics(cluster.proxy_name(node_id, "client3")) for node_id in (1, 2, 3))
+
+
+def test_bytes_sent_before_the_client_gave_up_still_arrive_late(cluster: KafkaCluster, topic: str) -> None:
+    """What B9 builds on: a request held by a latency toxic is not lost when its client times
+    out and closes the connection; it reaches the broker once its delay has passed."""
+    producer = Producer(
+        {
+            "bootstrap.servers": cluster.bootstrap_servers(),
+            "enable.idempotence": False,
+            "retries": 0,
+            "socket.timeout.ms": 500,
+            "message.timeout.ms": 1000,
+        }
+    )
+    producer.produce(topic, b"x")  # connect and learn the leader first
+    assert producer.flush(5) == 0
+    faults = Faults(cluster)
+    faults.inject(f.latency(Leader(topic), ms=2500, direction="to_broker"))
+    try:
+        errors: list[str] = []
+        producer.produce(topic, b"late", on_delivery=lambda err, msg: err and errors.append(err.name()))
+        producer.flush(5)
+        assert errors, "the send must have failed at the client, its request timed out"
+        time.sleep(3)  # the held request's delay passes, the toxic still in place
+    finally:
+        faults.heal_all()
+    partition = TopicPartition(topic, 0)
+    end = cluster.admin().list_offsets({partition: OffsetSpec.latest()})[partition].result(10).offset
+    assert end == 2, "the record whose send failed was written after all"
