@@ -46,8 +46,9 @@ A pair is:
                     outcomes {ok, fail, info, unfinished}, errors {error name: count},
                     longest_ack_gap_s (how long it went without any acknowledgement:
                     unavailability, not loss), resent; or setup_error {error, message, config}
-    faults          [{fault, target, brokers, injected_at, healed_at, ...}] as applied,
-                    with wall-clock times
+    faults          [{fault, target, brokers, listeners, direction, params, toxicity,
+                    injected_at, healed_at}] as applied, with wall-clock times (toxicity:
+                    a link toxic's chance of acting on each connection, 1 for all)
     started_at, ended_at  wall-clock seconds: the side's start (before its topics are
                     made and a pipeline's input is written) and the end of its check
 
