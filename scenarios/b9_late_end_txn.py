@@ -15,7 +15,7 @@ so its client link carries the transaction requests alone, and with one partitio
 transaction adds it once, at its start: most requests held are EndTxns. A 3 s latency, on
 half of that link's connections (drawn per connection), holds an EndTxn past the client's
 2 s request timeout while the reconnection it makes may go through at once; the held bytes
-still reach the broker after the client gave up on them. Twenty such windows of 3.5 s,
+still reach the broker after the client gave up on them. Eight such windows of 3.5 s,
 0.6 s apart.
 
 Run with ``--client java`` for the Java client on both sides. It makes no pass/fail claim;
@@ -31,7 +31,7 @@ from harness.workloads.producer import PRODUCER, ProducerWorkload
 TXN_ID = "b9-app"
 REQUEST_TIMEOUT_MS = 2000
 HELD_MS = 3000  # past the request timeout: the client resends before the held copy arrives
-WINDOWS, WINDOW_S = 20, 3.5
+WINDOWS, WINDOW_S = 8, 3.5
 # Between windows: a transaction or more runs free, so a window opens at any point of one
 # (right after a heal it would always open on the next transaction's first request).
 PAUSE_S = 0.6
@@ -56,7 +56,7 @@ SCENARIO = Scenario(
     title="research: a late EndTxn over another connection (KAFKA-17754), Kafka 3.9 vs 4.x",
     story=__doc__ or "",
     workload=ProducerWorkload(
-        count=15000,
+        count=6000,
         partitions=1,
         rate_per_s=150,
         txn_size=10,
