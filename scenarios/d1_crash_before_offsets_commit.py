@@ -22,29 +22,19 @@ Guarantee (exactly_once_v2, read_committed downstream): one output per input, ex
 
 from dataclasses import replace
 
-from harness.faults import App, Step, kill
 from harness.scenario import Scenario, Variant
-from harness.verdict.checks import ended
 from harness.verdict.judge import FORBIDDEN, REQUIRED
-from harness.workloads.streams import AT_LEAST_ONCE, EXACTLY_ONCE_V2, StreamsUncommitted, StreamsWorkload, streams_app
+from harness.workloads.streams import AT_LEAST_ONCE, EXACTLY_ONCE_V2, StreamsWorkload
+from scenarios.streams_faults import KILLED_ONCE, kill_with_uncommitted_work
 
 APP = StreamsWorkload(inputs=3000, partitions=3, keys=12, commit_interval_ms=2000, delay_ms_per_record=2.0)
-KILLED_ONCE = ended(streams_app(1), (-9, 0), "the kill hit the instance once, and its restart finished the input")
 
 SCENARIO = Scenario(
     id="D1",
     title="Streams instance killed between its writes and its offsets commit: repeats and over-counts",
     story=__doc__ or "",
     workload=APP,
-    schedule=lambda topic: [
-        Step(
-            at_s=0.0,
-            fault=kill(App(streams_app(1))),
-            duration_s=1.0,
-            when=StreamsUncommitted(streams_app(1), 150),
-            when_timeout_s=120.0,
-        )
-    ],
+    schedule=kill_with_uncommitted_work,
     control=Variant(
         "control",
         {},

@@ -27,31 +27,22 @@ every key's totals equal the recount of the committed input; one output per inpu
 
 from dataclasses import replace
 
-from harness.faults import App, Step, kill
 from harness.scenario import Scenario, Variant
-from harness.verdict.checks import ended, restored
+from harness.verdict.checks import restored
 from harness.verdict.judge import FORBIDDEN, REQUIRED
-from harness.workloads.streams import AT_LEAST_ONCE, EXACTLY_ONCE_V2, StreamsUncommitted, StreamsWorkload, streams_app
+from harness.workloads.streams import AT_LEAST_ONCE, EXACTLY_ONCE_V2, StreamsWorkload, streams_app
+from scenarios.streams_faults import KILLED_ONCE, kill_with_uncommitted_work
 
 APP = StreamsWorkload(
     inputs=3000, partitions=3, keys=12, commit_interval_ms=2000, delay_ms_per_record=2.0, wipe_state=True
 )
-KILLED_ONCE = ended(streams_app(1), (-9, 0), "the kill hit the instance once, and its restart finished the input")
 
 SCENARIO = Scenario(
     id="D3",
     title="Streams instance restarted on empty local state: totals exact only from an exactly-once changelog",
     story=__doc__ or "",
     workload=APP,
-    schedule=lambda topic: [
-        Step(
-            at_s=0.0,
-            fault=kill(App(streams_app(1))),
-            duration_s=1.0,
-            when=StreamsUncommitted(streams_app(1), 150),
-            when_timeout_s=120.0,
-        )
-    ],
+    schedule=kill_with_uncommitted_work,
     control=Variant(
         "control",
         {},
