@@ -33,6 +33,7 @@ from hypothesis import strategies as st
 
 from harness.checker.catalogue import ANOMALIES
 from harness.history import columns
+from harness.history.columns import partitions_read_metadata
 from harness.history.ledger import COLUMNS, END_MARK
 from harness.history.readback import SCHEMA
 from harness.history.records import MARKER_ID, UNDECODABLE_ID, decode_id, make_id
@@ -86,11 +87,12 @@ def write_view(
     reads: Path,
     isolation: str,
     rows: Iterable[ReadRow],
-    read: dict[str, list[int]],
+    read: dict[str, list[int]] | None,
     topic_partitions: dict[str, int] | None = None,
 ) -> Path:
     """A read-back file as ``readback`` writes it: rows in the order given; as metadata the partitions read
-    and (unless None, as in files from before it was written) how many partitions each topic has."""
+    and (unless None, as in files from before it was written) how many partitions each topic has.
+    ``read=None`` writes no metadata at all, like the oldest read-backs."""
     rows = list(rows)
     reads.mkdir(parents=True, exist_ok=True)
     table = pa.table(
@@ -101,7 +103,7 @@ def write_view(
             "id": pa.array([r[3] for r in rows], pa.int64()),
             "key": pa.nulls(len(rows), pa.string()),
         },
-        schema=SCHEMA.with_metadata(columns.partitions_read_metadata(read, topic_partitions)),
+        schema=SCHEMA if read is None else SCHEMA.with_metadata(partitions_read_metadata(read, topic_partitions)),
     )
     path = columns.view_path(reads, isolation)
     pq.write_table(table, path)

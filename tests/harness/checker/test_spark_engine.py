@@ -15,8 +15,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
-import pyarrow.parquet as pq
 import pytest
 from pyspark.sql import SparkSession
 
@@ -28,7 +26,7 @@ from harness.cluster.kafka import KafkaCluster
 from harness.history import columns
 from harness.history.ledger import COLUMNS, LedgerWriter
 from harness.history.records import make_id
-from tests.harness.checker.histories import Spec, build
+from tests.harness.checker.histories import Spec, build, write_view
 
 pytestmark = pytest.mark.spark
 
@@ -276,18 +274,8 @@ def _odd_history(root: Path) -> tuple[list[Path], Path]:
     committed += [("t1", 1, 0, S1 + 1), ("t1", 0, 6, S1 + 13)]
     uncommitted += [("t1", 0, 8, -1), ("t1", 0, 5, S2 + 2)]
     reads = root / "reads"
-    reads.mkdir()
     for isolation, rows in (("read_committed", committed), ("read_uncommitted", uncommitted[::-1])):
-        table = pa.table(
-            {
-                "topic": pa.array([r[0] for r in rows], pa.string()),
-                "partition": pa.array([r[1] for r in rows], pa.int32()),
-                "offset": pa.array([r[2] for r in rows], pa.int64()),
-                "id": pa.array([r[3] for r in rows], pa.int64()),
-                "key": pa.nulls(len(rows), pa.string()),
-            }
-        )
-        pq.write_table(table, columns.view_path(reads, isolation))
+        write_view(reads, isolation, rows, None)
     return paths, reads
 
 
