@@ -857,7 +857,7 @@ def spark_session(app_name: str = "check-history", master: str = "local[2]", kaf
     from harness.settings import Settings
 
     try:
-        return harness_spark.session(Settings(), app_name, master)
+        return harness_spark.session(Settings(), app_name, master, many_jobs=True)
     except HarnessError:
         if kafka:
             raise
