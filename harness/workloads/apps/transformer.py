@@ -23,9 +23,10 @@ transaction and takes its starting offsets from the database.
 
 ``pause_before_commit_ms`` is the time between producing a batch and committing it: the
 window a crash must hit to matter. The app stops once it has had nothing to do for
-``idle_exit_s``: every partition it owns read up to its end (waiting for a rebalance or
-for another instance's pending offsets is not idleness), or, after ``join_grace_s``,
-owning no partition at all (another instance has them all).
+``idle_exit_s``: every partition it owns read up to its end and every other partition of
+the input stored by the group up to its end (waiting for a rebalance or for another
+instance's pending offsets is not idleness); an app that owns no partition waits
+``join_grace_s`` before it looks.
 Its last line of output is a JSON report (see ``harness.workloads.apps.producer``).
 """
 
@@ -173,16 +174,22 @@ class _App:
         return self._report()
 
     def _nothing_to_do(self, running_s: float) -> bool:
+        """Idle only when the group's whole input is done, not just this app's share: an
+        instance stuck in a client call (librdkafka issue 5456) may hold partitions until it
+        gives up, and they come back to the survivor only then."""
         owned = self.consumer.assignment()
-        if not owned:
-            return running_s > self.spec.join_grace_s
+        if not owned and running_s <= self.spec.join_grace_s:
+            return False
         try:
-            for tp in self.consumer.position(owned):
+            positions = {(tp.topic, tp.partition): tp.offset for tp in self.consumer.position(owned)} if owned else {}
+            topic = self.consumer.list_topics(self.spec.input_topic, timeout=5).topics[self.spec.input_topic]
+            for partition in topic.partitions:
+                tp = TopicPartition(self.spec.input_topic, partition)
                 low, high = self.consumer.get_watermark_offsets(tp, timeout=5, cached=False)
-                # Nothing consumed since the assignment: the position is unknown, and the
-                # partition starts where the offsets were stored (or at its beginning).
-                at = tp.offset if tp.offset >= 0 else self._stored_offset(tp)
-                if max(at, low) < high:
+                # Nothing consumed here since the assignment (or not ours): the partition
+                # starts where the group's offsets were stored (or at its beginning).
+                at = positions.get((tp.topic, tp.partition), -1)
+                if max(at if at >= 0 else self._stored_offset(tp), low) < high:
                     return False
         except KafkaException:
             # No answer yet, e.g. the committed offsets wait for another instance's

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -47,8 +48,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *   Fenced, or any other error that stops the producer: ledger {@code fenced}, exit 3.</li>
  * </ul>
  * It stops once it has had nothing to do for {@code idle_exit_s}: every partition it owns read up to its
- * high watermark, or, after {@code join_grace_s}, owning none. A restart carries its session on from
- * {@code resume: {next_seq, next_txn}}. A database sink ({@code sink_db}) is not supported here: exit 2.
+ * high watermark and every other partition of the input committed by the group up to its end. A restart
+ * carries its session on from {@code resume: {next_seq, next_txn}}. A database sink ({@code sink_db}) is not supported here: exit 2.
  * Report: {@code outcomes {consumed, produced, batches, aborted}}, {@code errors}, and {@code fenced},
  * {@code setup_error} or {@code stuck} as in {@link ProducerApp}.
  */
@@ -275,23 +276,34 @@ public final class TransformerApp {
 
     /**
      * Idle: every owned partition read up to its high watermark (asked read_uncommitted, as a read_committed
-     * consumer is told the last stable offset), or nothing owned after the join grace. A partition not read
-     * since its assignment starts at its committed offset (else at its beginning): the consumer's position
-     * says so, and cannot say while another instance's transactional offsets are pending, which is busy.
+     * consumer is told the last stable offset) and every other partition of the input committed by the group
+     * up to its end, as in the Python app: an instance stuck in a call may hold partitions until it gives up.
+     * Nothing owned: not before the join grace. A partition not read since its assignment starts at its
+     * committed offset (else at its beginning): the consumer's position says so, and cannot say while another
+     * instance's transactional offsets are pending, which is busy; nor can the committed offsets.
      */
     private boolean nothingToDo(double runningS) {
         Set<TopicPartition> owned = consumer.assignment();
-        if (owned.isEmpty()) {
-            return runningS > spec.joinGraceS;
+        if (owned.isEmpty() && runningS <= spec.joinGraceS) {
+            return false;
         }
         Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
-        owned.forEach(tp -> latest.put(tp, OffsetSpec.latest()));
+        consumer.partitionsFor(spec.inputTopic, Duration.ofSeconds(5))
+            .forEach(p -> latest.put(new TopicPartition(p.topic(), p.partition()), OffsetSpec.latest()));
         try {
             Map<TopicPartition, ListOffsetsResultInfo> ends = admin
                 .listOffsets(latest, new ListOffsetsOptions(IsolationLevel.READ_UNCOMMITTED))
                 .all().get(5, TimeUnit.SECONDS);
-            for (TopicPartition tp : owned) {
-                if (consumer.position(tp, Duration.ofSeconds(5)) < ends.get(tp).offset()) {
+            Set<TopicPartition> others = new HashSet<>(latest.keySet());
+            others.removeAll(owned);
+            Map<TopicPartition, OffsetAndMetadata> stored =
+                others.isEmpty() ? Map.of() : consumer.committed(others, Duration.ofSeconds(5));
+            for (TopicPartition tp : latest.keySet()) {
+                OffsetAndMetadata committed = stored.get(tp);
+                long at = owned.contains(tp)
+                    ? consumer.position(tp, Duration.ofSeconds(5))
+                    : committed == null ? 0 : committed.offset();
+                if (at < ends.get(tp).offset()) {
                     return false;
                 }
             }
