@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -62,6 +63,9 @@ class _Consumer:
 
     def position(self, partitions: list[TopicPartition]) -> list[TopicPartition]:
         return [TopicPartition(self.topic, 0, self.read)]
+
+    def list_topics(self, topic: str, timeout: float) -> SimpleNamespace:
+        return SimpleNamespace(topics={topic: SimpleNamespace(partitions={0: None})})
 
     def get_watermark_offsets(self, tp: TopicPartition, timeout: float, cached: bool) -> tuple[int, int]:
         return 0, 10
