@@ -33,7 +33,6 @@ from hypothesis import strategies as st
 
 from harness.checker.catalogue import ANOMALIES
 from harness.history import columns
-from harness.history.columns import partitions_read_metadata
 from harness.history.ledger import COLUMNS, END_MARK
 from harness.history.readback import SCHEMA
 from harness.history.records import MARKER_ID, UNDECODABLE_ID, decode_id, make_id
@@ -103,7 +102,9 @@ def write_view(
             "id": pa.array([r[3] for r in rows], pa.int64()),
             "key": pa.nulls(len(rows), pa.string()),
         },
-        schema=SCHEMA if read is None else SCHEMA.with_metadata(partitions_read_metadata(read, topic_partitions)),
+        schema=SCHEMA
+        if read is None
+        else SCHEMA.with_metadata(columns.partitions_read_metadata(read, topic_partitions)),
     )
     path = columns.view_path(reads, isolation)
     pq.write_table(table, path)

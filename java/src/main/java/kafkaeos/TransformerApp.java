@@ -49,7 +49,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * </ul>
  * It stops once it has had nothing to do for {@code idle_exit_s}: every partition it owns read up to its
  * high watermark and every other partition of the input committed by the group up to its end. A restart
- * carries its session on from {@code resume: {next_seq, next_txn}}. A database sink ({@code sink_db}) is not supported here: exit 2.
+ * carries its session on from {@code resume: {next_seq, next_txn}}. A database sink ({@code sink_db}) is
+ * not supported here: exit 2.
  * Report: {@code outcomes {consumed, produced, batches, aborted}}, {@code errors}, and {@code fenced},
  * {@code setup_error} or {@code stuck} as in {@link ProducerApp}.
  */
@@ -288,9 +289,9 @@ public final class TransformerApp {
             return false;
         }
         Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
-        consumer.partitionsFor(spec.inputTopic, Duration.ofSeconds(5))
-            .forEach(p -> latest.put(new TopicPartition(p.topic(), p.partition()), OffsetSpec.latest()));
         try {
+            consumer.partitionsFor(spec.inputTopic, Duration.ofSeconds(5))
+                .forEach(p -> latest.put(new TopicPartition(p.topic(), p.partition()), OffsetSpec.latest()));
             Map<TopicPartition, ListOffsetsResultInfo> ends = admin
                 .listOffsets(latest, new ListOffsetsOptions(IsolationLevel.READ_UNCOMMITTED))
                 .all().get(5, TimeUnit.SECONDS);
