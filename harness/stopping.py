@@ -47,8 +47,8 @@ def track(proc: subprocess.Popen[bytes]) -> subprocess.Popen[bytes]:
 
 @contextmanager
 def last_words(say: Callable[[], None]) -> Iterator[None]:
-    """Within the block, an interruption calls ``say`` once the cleanup is done (it must be
-    quick and must not need the cluster)."""
+    """Within the block, an interruption calls ``say`` once the apps are killed, while the
+    containers are removed (it must be quick and must not need the cluster)."""
     with _lock:
         _last_words.append(say)
     try:
@@ -75,17 +75,18 @@ def _stop(signum: int, frame: FrameType | None) -> None:
     for s in (signal.SIGINT, signal.SIGTERM):  # a second Ctrl-C must not cut the cleanup short
         signal.signal(s, signal.SIG_IGN)
     kill_children()
+    # The last words need neither the apps (killed: their files are final) nor the cluster,
+    # so they speak while Docker removes the containers: both get the whole time allowed,
+    # which a busy machine needs. Past it the exit comes anyway (each writes whole or not at all).
+    with _lock:
+        words = list(_last_words)
+    speaking = threading.Thread(target=_say_all, args=(words,), daemon=True)
+    speaking.start()
     removed = []
     try:
         removed = docker_engine.remove_leftovers(owner=os.getpid())
     except Exception as exc:  # whatever Docker says, the exit must come
         print(f"kafka-harness: cleanup: {str(exc).splitlines()[0][:200]}", file=sys.stderr)
-    with _lock:
-        words = list(_last_words)
-    # The last words get what is left of the time allowed; past it the exit comes anyway
-    # (each writes whole or not at all).
-    speaking = threading.Thread(target=_say_all, args=(words,), daemon=True)
-    speaking.start()
     speaking.join(max(0.0, PROMPT_S - (time.monotonic() - started)))
     name = signal.Signals(signum).name
     print(f"kafka-harness: {name}: stopped; apps killed, {len(removed)} containers/networks removed", file=sys.stderr)
