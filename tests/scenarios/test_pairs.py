@@ -37,9 +37,8 @@ ON_JAVA = ("A1", "A2", "A4", "B1", "B2a", "B2b", "B3")
 CASES = [pytest.param(sid, "", id=sid) for sid in SCENARIOS] + [
     pytest.param(sid, JAVA, id=f"{sid}-java") for sid in ON_JAVA
 ]
-# A saved run of each workload kind, kept by test_pair for the re-check at the end.
-_SAVED: dict[str, Path] = {}
-_RECHECKED = {"ProducerWorkload": "B3", "PipelineWorkload": "B1", "SparkWorkload": "C2"}
+# One pair of each workload kind is also re-checked from its saved run folder.
+_RECHECKED = {"B3", "B1", "C2"}  # a producer, a pipeline and a Spark workload
 
 
 def test_every_idempotent_producer_row_of_the_book_has_a_scenario() -> None:
@@ -55,8 +54,17 @@ def test_pair(cluster: KafkaCluster, tmp_path: Path, report: Any, scenario_id: s
     report(f"{pair_summary(pair)}\n  report: {folder_of(pair) / REPORT}")
     # A research pair claims nothing: it must run to the end and report its findings.
     assert pair.outcome == ("reported" if chosen.research else "passed"), pair_summary(pair)
-    if not client and scenario_id == _RECHECKED.get(type(chosen.workload).__name__):
-        _SAVED[type(chosen.workload).__name__] = folder_of(pair)
+    if not client and scenario_id in _RECHECKED:
+        _recheck_with_both_engines(folder_of(pair))
+
+
+def _recheck_with_both_engines(folder: Path) -> None:
+    """``kafka-harness check`` on the saved run: the numpy and the Spark engine give the
+    verdict JSON the run itself wrote."""
+    saved = json.loads((folder / "verdict.json").read_text())
+    for engine in ("python", "spark"):
+        again = json.loads(json.dumps(recheck(folder, engine).to_json()))
+        assert again == saved, engine
 
 
 def test_a8_in_flight_above_five_is_refused_too(cluster: KafkaCluster, tmp_path: Path) -> None:
@@ -66,14 +74,3 @@ def test_a8_in_flight_above_five_is_refused_too(cluster: KafkaCluster, tmp_path:
     assert verdict.passed, verdict.reasons
     (producer,) = verdict.context["workload"]
     assert "max.in.flight" in producer["setup_error"]["message"]
-
-
-@pytest.mark.parametrize("kind", list(_RECHECKED))
-def test_a_saved_run_checks_the_same_with_both_engines(cluster: KafkaCluster, tmp_path: Path, kind: str) -> None:
-    """``kafka-harness check`` on a saved run of each workload kind: the numpy and the Spark
-    engine give the verdict JSON the run itself wrote."""
-    folder = _SAVED.get(kind) or folder_of(run_pair(cluster, scenarios.get(_RECHECKED[kind]), tmp_path))
-    saved = json.loads((folder / "verdict.json").read_text())
-    for engine in ("python", "spark"):
-        again = json.loads(json.dumps(recheck(folder, engine).to_json()))
-        assert again == saved, engine
