@@ -31,4 +31,5 @@ SCENARIO = Scenario(
     schedule=lambda topic: [],
     control=Variant("control", {}, expect={"duplicate": REQUIRED}, workload=replace(PRODUCER, duplicate_every=25)),
     guarantee=Variant("guarantee", {}, expect={"duplicate": FORBIDDEN, "lost": FORBIDDEN}),
+    sides_together=True,  # no fault: the sides cannot disturb each other
 )

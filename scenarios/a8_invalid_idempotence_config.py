@@ -28,4 +28,5 @@ SCENARIO = Scenario(
         {"acks": "all", "max.in.flight.requests.per.connection": 5},
         expect={"config_error": FORBIDDEN, "duplicate": FORBIDDEN, "lost": FORBIDDEN},
     ),
+    sides_together=True,  # no fault: the sides cannot disturb each other
 )
