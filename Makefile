@@ -11,8 +11,11 @@ $(VENV)/python:
 
 # pytest's JUnit XML of the run, for CI (e.g. `make test JUNIT=out/junit.xml`).
 JUNIT ?= runs/junit/make-test.xml
-test: $(VENV)/python  ## everything, against a real three-broker cluster
-	$(VENV)/python -m pytest -ra --durations=40 --junitxml=$(JUNIT)
+# Two pytest-xdist workers, each with its own session cluster: a scenario mostly waits on its
+# faults and apps, so on 2 cores two run side by side (TEST_WORKERS=0: one process, one cluster).
+TEST_WORKERS ?= 2
+test: $(VENV)/python  ## everything, against real three-broker clusters
+	$(VENV)/python -m pytest -ra --durations=40 --junitxml=$(JUNIT) -n $(TEST_WORKERS)
 
 test-unit: $(VENV)/python  ## only the tests that need no cluster and no Spark JVM (by marker)
 	$(VENV)/python -m pytest -ra -m "not cluster and not spark"

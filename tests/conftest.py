@@ -1,4 +1,4 @@
-"""Shared fixtures: one real cluster per test session, fresh topics per test.
+"""Shared fixtures: one real cluster per test session (per xdist worker), fresh topics per test.
 
 Tests that damage the cluster heal it before they end (faults are healed by the fault API
 itself), so the session cluster stays shared; that is what keeps `make test` fast.
@@ -17,7 +17,7 @@ from harness.cluster.kafka import KafkaCluster
 from harness.errors import HarnessError
 from harness.settings import Settings
 
-_SUMMARIES = pytest.StashKey[list[str]]()
+_SUMMARY = "scenario verdict"  # a test's user property, so it travels from xdist workers to the summary
 
 
 @pytest.fixture(scope="session")
@@ -41,7 +41,7 @@ def topic(cluster: KafkaCluster, request: pytest.FixtureRequest) -> str:
 @pytest.fixture
 def report(request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
     """Call with a text block to have it printed in the session's summary."""
-    return request.config.stash.setdefault(_SUMMARIES, []).append
+    return lambda text: request.node.user_properties.append((_SUMMARY, text))
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -53,8 +53,33 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
                 item.add_marker(fixture)
 
 
+# `make test` runs on two xdist workers, each with its own session cluster. A module that
+# starts a costly JVM session once (a module-scoped fixture) is one unit of work, so only one
+# worker pays for it; every other test is scheduled on its own.
+_ONE_WORKER_MODULES = ("tests/harness/checker/test_spark_engine.py", "tests/harness/jvm/test_spark.py")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):  # type: ignore[no-untyped-def]
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ModulesWithSessionsTogether(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            module = nodeid.split("::", 1)[0]
+            return module if module in _ONE_WORKER_MODULES else nodeid
+
+    return ModulesWithSessionsTogether(config, log)
+
+
 def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # type: ignore[no-untyped-def]
-    summaries = config.stash.get(_SUMMARIES, [])
+    summaries = [
+        text
+        for reports in terminalreporter.stats.values()
+        for r in reports
+        if getattr(r, "when", None) == "call"
+        for name, text in r.user_properties
+        if name == _SUMMARY
+    ]
     if summaries:
         terminalreporter.section("scenario verdicts")
         for text in summaries:
