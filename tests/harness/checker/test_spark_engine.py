@@ -39,17 +39,13 @@ def spark() -> Iterator[SparkSession]:
     # compiling whole-stage code, and scheduling 4 shuffle tasks where 1 holds everything
     # (together ~20 % of the rest: 6 checks in 15-18 s against 19-24 s). Results are the
     # same; the pair tests re-check saved runs with the engine's own settings.
-    tiny = {
+    for name, value in {
         "spark.sql.adaptive.enabled": "false",
         "spark.sql.codegen.wholeStage": "false",
         "spark.sql.shuffle.partitions": "1",
-    }
-    before = {name: session.conf.get(name) for name in tiny}
-    for name, value in tiny.items():
+    }.items():
         session.conf.set(name, value)
     yield session
-    for name, value in before.items():
-        session.conf.set(name, value)
     session.stop()
 
 
