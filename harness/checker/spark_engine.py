@@ -47,7 +47,7 @@ from harness.history.columns import (
     view_path,
 )
 from harness.history.ledger import COLUMNS, END_MARK, EVENTS, INT_COLUMNS
-from harness.history.readback import high_watermarks
+from harness.history.readback import watermarks
 from harness.history.records import MARKER_ID, SEQ_BITS
 from harness.jvm import spark as harness_spark
 
@@ -802,10 +802,12 @@ def _parquet_views(
 def _kafka_views(
     spark: SparkSession, bootstrap: str, topics: Sequence[str]
 ) -> tuple[dict[str, DataFrame], set[tuple[str, int]], dict[str, int]]:
-    """Both isolation levels' views of ``topics`` up to the high watermarks taken now, as ``read_back`` writes them."""
-    ends = high_watermarks(bootstrap, topics, wait_s=10)
-    ending = json.dumps({t: {str(p): end for (tt, p), end in ends.items() if tt == t} for t in topics})
-    assign = json.dumps({t: [p for tt, p in ends if tt == t] for t in topics})
+    """Both isolation levels' views of ``topics`` from the log starts to the high watermarks
+    taken now, as ``read_back`` writes them."""
+    spans = watermarks(bootstrap, topics, wait_s=10)
+    starting = json.dumps({t: {str(p): start for (tt, p), (start, _) in spans.items() if tt == t} for t in topics})
+    ending = json.dumps({t: {str(p): end for (tt, p), (_, end) in spans.items() if tt == t} for t in topics})
+    assign = json.dumps({t: [p for tt, p in spans if tt == t] for t in topics})
     rank = F.lit(None).cast("long")
     for i, t in enumerate(topics):
         rank = F.when(F.col("topic") == t, F.lit(i)).otherwise(rank)
@@ -815,7 +817,7 @@ def _kafka_views(
             spark.read.format("kafka")
             .option("kafka.bootstrap.servers", bootstrap)
             .option("assign", assign)
-            .option("startingOffsets", "earliest")
+            .option("startingOffsets", starting)
             .option("endingOffsets", ending)
             .option("kafka.isolation.level", isolation)
             # Offsets without a record (markers, aborted data under read_committed) are
@@ -829,15 +831,17 @@ def _kafka_views(
             "offset",
             harness_spark.record_id(F.col("value")).alias("id"),
         )
-        if isolation == "read_uncommitted" and ends:
-            # Every offset below the high watermark that held no record: a transaction marker.
+        if isolation == "read_uncommitted" and spans:
+            # Every offset from the log start to the high watermark that held no record: a
+            # transaction marker.
             logs = spark.createDataFrame(
-                [(t, p, end) for (t, p), end in ends.items()], "topic STRING, partition BIGINT, end BIGINT"
+                [(t, p, start, end) for (t, p), (start, end) in spans.items()],
+                "topic STRING, partition BIGINT, start BIGINT, end BIGINT",
             )
-            offsets = spark.range(max(ends.values())).withColumnRenamed("id", "offset")
+            offsets = spark.range(max(end for _, end in spans.values())).withColumnRenamed("id", "offset")
             markers = (
                 offsets.crossJoin(F.broadcast(logs))
-                .where(F.col("offset") < F.col("end"))
+                .where((F.col("offset") >= F.col("start")) & (F.col("offset") < F.col("end")))
                 .join(rows, ["topic", "partition", "offset"], "left_anti")
                 .select("topic", "partition", "offset", F.lit(MARKER_ID).cast("long").alias("id"))
             )
@@ -845,7 +849,7 @@ def _kafka_views(
         # Topics first appear in the order listed. (read_back's files hold rows as they
         # arrived; that order only matters for a topic no ledger sent to, see summarize.)
         views[isolation] = rows.withColumn("order", _position(rank, "partition", "offset"))
-    return views, set(ends), {t: sum(1 for tt, _ in ends if tt == t) for t in topics}
+    return views, set(spans), {t: sum(1 for tt, _ in spans if tt == t) for t in topics}
 
 
 # --- running it ---------------------------------------------------------------------------

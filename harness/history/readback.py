@@ -1,10 +1,10 @@
-"""Read back every record of the touched topics, from the beginning up to the high watermark.
+"""Read back every record of the touched topics, from the log start up to the high watermark.
 
 Twice, up to the same high watermarks: once as a ``read_committed`` consumer (which gets
 there only once no transaction is open below them) and once as a ``read_uncommitted`` one. Each
 pass streams its rows into a Parquet file (``harness.history.columns.view_path``) in batches, so a
 long history never sits in memory as Python objects. In the ``read_uncommitted`` pass every
-offset below the high watermark that returned no record is written as a marker row
+offset from the log start to the high watermark that returned no record is written as a marker row
 (``MARKER_ID``): without compaction or retention, those are the transaction markers.
 
 A topic whose values carry more than an id (a Streams app's running totals) is read with
@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
-from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition
+from confluent_kafka import Consumer, TopicPartition
 
 from harness.errors import HarnessError
 from harness.history.columns import ISOLATIONS, partitions_read_metadata, view_path
@@ -61,9 +61,9 @@ def read_back(
     ``values``: keep every record's value as well (``VALUE_SCHEMA``).
     """
     out_dir.mkdir(parents=True, exist_ok=True)
-    marks = high_watermarks(bootstrap, topics, login)
+    marks = watermarks(bootstrap, topics, login)
     only = only or {}
-    targets = {(t, p): hwm for (t, p), hwm in marks.items() if t not in only or p in only[t]}
+    targets = {(t, p): span for (t, p), span in marks.items() if t not in only or p in only[t]}
     partitions = {t: sum(1 for tt, _ in marks if tt == t) for t in topics}
     for isolation in ISOLATIONS:
         consumer = _consumer(bootstrap, isolation, login or {})
@@ -89,14 +89,14 @@ def _consumer(bootstrap: str, isolation: str, login: dict[str, str]) -> Consumer
 
 def _read_view(
     consumer: Consumer,
-    targets: dict[tuple[str, int], int],
+    targets: dict[tuple[str, int], tuple[int, int]],
     partitions: dict[str, int],
     isolation: str,
     path: Path,
     timeout_s: float,
     schema: pa.Schema,
 ) -> None:
-    """Read ``targets``' partitions from the start to their high watermark with ``consumer``
+    """Read ``targets``' partitions from their (log start, high watermark) with ``consumer``
     (closed at the end) into ``path``, as rows of ``schema``."""
     rows: dict[str, list] = {name: [] for name in schema.names}
     seen: dict[tuple[str, int], list[int]] = {}
@@ -112,8 +112,10 @@ def _read_view(
                     for column in rows.values():
                         column.clear()
 
-            consumer.assign([TopicPartition(t, p, OFFSET_BEGINNING) for t, p in targets])
-            pending = {tp for tp, hwm in targets.items() if hwm > 0}
+            # At the log start's own offset: a logical "beginning" costs the consumer an offset
+            # lookup that starts fetching about half a second later, in every pass.
+            consumer.assign([TopicPartition(t, p, start) for (t, p), (start, _) in targets.items()])
+            pending = {tp for tp, (start, hwm) in targets.items() if hwm > start}
             deadline = time.monotonic() + timeout_s
             while pending:
                 if time.monotonic() > deadline:
@@ -121,7 +123,9 @@ def _read_view(
                         f"{isolation} read-back did not reach the high watermarks within {timeout_s:.0f}s "
                         f"(behind: {sorted(pending)}); an open transaction may be holding the last stable offset"
                     )
-                for msg in consumer.consume(num_messages=10_000, timeout=0.5):
+                # A short wait: consume() returns early only with a full batch, so a small
+                # history would otherwise cost the whole timeout once it is all read.
+                for msg in consumer.consume(num_messages=10_000, timeout=0.1):
                     if msg.error() is not None:
                         continue
                     key = msg.key()
@@ -143,11 +147,11 @@ def _read_view(
                         flush()
                 positions = consumer.position([TopicPartition(t, p) for t, p in pending])
                 pending -= {
-                    (tp.topic, tp.partition) for tp in positions if tp.offset >= targets[(tp.topic, tp.partition)]
+                    (tp.topic, tp.partition) for tp in positions if tp.offset >= targets[(tp.topic, tp.partition)][1]
                 }
             if isolation == "read_uncommitted":
-                for (topic, partition), hwm in targets.items():
-                    gaps = np.setdiff1d(np.arange(hwm), np.array(seen.get((topic, partition), []), np.int64))
+                for (topic, partition), (start, hwm) in targets.items():
+                    gaps = np.setdiff1d(np.arange(start, hwm), np.array(seen.get((topic, partition), []), np.int64))
                     for offset in gaps.tolist():
                         for name, value in zip(
                             schema.names, (topic, partition, offset, MARKER_ID, None, None), strict=False
@@ -161,7 +165,15 @@ def _read_view(
 def high_watermarks(
     bootstrap: str, topics: Sequence[str], login: dict[str, str] | None = None, wait_s: float = WATERMARK_WAIT_S
 ) -> dict[tuple[str, int], int]:
-    """Every partition's high watermark, taken now: the point where a read is caught up.
+    """Every partition's high watermark, taken now (``watermarks``)."""
+    return {tp: high for tp, (_, high) in watermarks(bootstrap, topics, login, wait_s).items()}
+
+
+def watermarks(
+    bootstrap: str, topics: Sequence[str], login: dict[str, str] | None = None, wait_s: float = WATERMARK_WAIT_S
+) -> dict[tuple[str, int], tuple[int, int]]:
+    """Every partition's log start and high watermark, taken now: where a read begins, and
+    where it is caught up.
 
     Positions move past markers and aborted records too, so "reached the high watermark"
     never mistakes "not read yet" for "lost". Asked as a read_uncommitted client: a
@@ -171,14 +183,14 @@ def high_watermarks(
     """
     consumer = _consumer(bootstrap, "read_uncommitted", login or {})
 
-    def probe() -> dict[tuple[str, int], int]:
+    def probe() -> dict[tuple[str, int], tuple[int, int]]:
         marks = {}
         for topic in topics:
             meta = consumer.list_topics(topic, timeout=10).topics[topic]
             if meta.error is not None or not meta.partitions:
                 raise HarnessError(f"topic {topic!r} not found at {bootstrap}")
             for p in sorted(meta.partitions):
-                marks[(topic, p)] = consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=10)[1]
+                marks[(topic, p)] = consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=10)
         return marks
 
     try:
