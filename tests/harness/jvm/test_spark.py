@@ -57,3 +57,10 @@ def test_kafka_source_resolves(spark: SparkSession) -> None:
     options = {"kafka.bootstrap.servers": "127.0.0.1:1", "subscribe": "x"}
     assert spark.read.format("kafka").options(**options).load().columns == KAFKA_COLUMNS
     assert spark.readStream.format("kafka").options(**options).load().columns == KAFKA_COLUMNS
+
+
+def test_the_driver_maps_the_class_archive_setup_made(spark: SparkSession) -> None:
+    archive = harness_spark.class_archive_path(Settings())
+    assert archive.is_file(), "make setup makes it"
+    runtime = spark.sparkContext._jvm.java.lang.management.ManagementFactory.getRuntimeMXBean()  # type: ignore[union-attr]
+    assert f"-XX:SharedArchiveFile={archive}" in list(runtime.getInputArguments())
