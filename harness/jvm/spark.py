@@ -15,12 +15,12 @@ import os
 import re
 import shlex
 import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from harness import commands
 from harness.errors import HarnessError
 from harness.history import records
 from harness.jvm import class_archive
@@ -252,12 +252,12 @@ def build_class_archive(settings: Settings) -> None:
 
     def warm_up(jvm_options: list[str]) -> None:
         cmd = [sys.executable, "-m", "harness.jvm.spark_warm_up", *jvm_options]
-        done = subprocess.run(cmd, capture_output=True, text=True, timeout=300, check=False)
-        if done.returncode != 0:
-            raise HarnessError("a Spark driver making its class archive failed", detail=done.stderr[-4000:])
+        commands.run(cmd, "run the Spark job that makes the driver's class archive", "run `make setup` again")
 
     with step("spark: class archive of the driver JVM (once; its starts take about half as long)"):
-        class_archive.build(class_archive_path(settings), warm_up)
+        class_archive.build(
+            class_archive_path(settings), lambda staged: warm_up(class_archive.dump_at_exit(staged)), warm_up
+        )
 
 
 def record_id(value: Column) -> Column:

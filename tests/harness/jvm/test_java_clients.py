@@ -120,6 +120,19 @@ def test_streams_and_tools_are_the_clusters_own_up_to_the_newest_on_maven_centra
     assert artifact_version("kafka-clients", "4.4.0") == "4.4.0"
 
 
+@pytest.mark.parametrize("streams", [False, True], ids=["clients", "streams"])
+def test_every_app_jvm_maps_the_class_archive_setup_made(streams: bool) -> None:
+    settings = Settings()
+    version = artifact_version("kafka-streams", settings.kafka_version) if streams else settings.kafka_version
+    cmd = command(settings, version, PRODUCER_APP, streams=streams)
+    (archive,) = [o.removeprefix("-XX:SharedArchiveFile=") for o in cmd if o.startswith("-XX:SharedArchiveFile=")]
+    assert Path(archive).is_file(), "make setup makes it"
+    # -Xshare:on: the JVM fails instead of starting without the archive (another class path, a
+    # damaged file).
+    mapped = subprocess.run([*cmd[:-1], "-Xshare:on", "-version"], capture_output=True, text=True)
+    assert mapped.returncode == 0, mapped.stderr
+
+
 def test_the_java_ledger_is_byte_for_byte_what_python_writes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # No broker: every send times out (info); the topic name needs quoting in every invoke.
     path = tmp_path / "producer.csv"
