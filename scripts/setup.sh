@@ -74,11 +74,11 @@ else
 fi
 # A class archive of the Spark driver JVM (harness/jvm/class_archive.py): every driver a
 # scenario starts maps Spark's classes from it instead of loading them, and starts faster.
-spark_archive_ready() { .venv/bin/python -c 'import sys; from harness.settings import Settings; from harness.jvm import spark; sys.exit(not spark.class_archive_path(Settings()).is_file())' 2>/dev/null; }
+spark_archive_ready() { .venv/bin/python -c 'import sys; from harness.jvm import spark; sys.exit(not spark.class_archive_path().is_file())' 2>/dev/null; }
 if spark_archive_ready; then
   say "spark: driver class archive cached"
 else
-  harness_call 'spark.build_class_archive(Settings())'
+  harness_call 'spark.build_class_archive()'
 fi
 
 # --- 2b. Java apps ------------------------------------------------------------------

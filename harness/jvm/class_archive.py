@@ -27,15 +27,14 @@ from pathlib import Path
 
 from harness import commands
 from harness.errors import HarnessError
-from harness.settings import Settings
 
 
-def path(settings: Settings, name: str, depends_on: Iterable[str]) -> Path:
-    """Where the archive ``name`` for these dependencies lives (it may not exist)."""
+def path(folder: Path, name: str, depends_on: Iterable[str]) -> Path:
+    """Where in ``folder`` the archive ``name`` for these dependencies lives (it may not exist)."""
     digest = hashlib.sha256()
     for part in (_java(), *depends_on):
         digest.update(part.encode() + b"\0")
-    return settings.cache_dir / "class-archives" / f"{name}-{digest.hexdigest()[:16]}.jsa"
+    return folder / f"{name}-{digest.hexdigest()[:16]}.jsa"
 
 
 def use(archive: Path) -> list[str]:

@@ -222,7 +222,7 @@ def session(
             [
                 "-XX:+UseSerialGC",
                 *([] if many_jobs else ["-XX:TieredStopAtLevel=1"]),
-                *class_archive.use(class_archive_path(settings)),
+                *class_archive.use(class_archive_path()),
                 java_options,
             ]
         ).strip(),
@@ -240,14 +240,17 @@ def session(
     return spark
 
 
-def class_archive_path(settings: Settings) -> Path:
-    """The Spark driver's class archive (harness.jvm.class_archive) for the installed pyspark."""
+def class_archive_path() -> Path:
+    """The Spark driver's class archive (harness.jvm.class_archive) for the installed pyspark.
+
+    It lives in the Python environment that holds pyspark, not in the cache: it records the
+    jars' own paths, so each checkout's ``.venv`` needs its own, and it goes with the venv."""
     version, jars = _pyspark()
-    listing = sorted(f"{jar.name}:{jar.stat().st_size}" for jar in jars.glob("*.jar"))
-    return class_archive.path(settings, "spark-driver", [version, *listing])
+    listing = sorted(f"{jar}:{jar.stat().st_size}" for jar in jars.glob("*.jar"))
+    return class_archive.path(Path(sys.prefix) / "class-archives", "spark-driver", [version, *listing])
 
 
-def build_class_archive(settings: Settings) -> None:
+def build_class_archive() -> None:
     """Make the Spark driver's class archive (``make setup``), unless it exists."""
 
     def warm_up(jvm_options: list[str]) -> None:
@@ -255,9 +258,7 @@ def build_class_archive(settings: Settings) -> None:
         commands.run(cmd, "run the Spark job that makes the driver's class archive", "run `make setup` again")
 
     with step("spark: class archive of the driver JVM (once; its starts take about half as long)"):
-        class_archive.build(
-            class_archive_path(settings), lambda staged: warm_up(class_archive.dump_at_exit(staged)), warm_up
-        )
+        class_archive.build(class_archive_path(), lambda staged: warm_up(class_archive.dump_at_exit(staged)), warm_up)
 
 
 def record_id(value: Column) -> Column:

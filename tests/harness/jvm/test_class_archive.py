@@ -10,7 +10,6 @@ import pytest
 
 from harness.errors import HarnessError
 from harness.jvm import class_archive
-from harness.settings import Settings
 
 
 def java_version(options: list[str]) -> None:
@@ -18,13 +17,12 @@ def java_version(options: list[str]) -> None:
 
 
 def test_an_archive_is_published_once_a_jvm_maps_it(tmp_path: Path) -> None:
-    settings = Settings(cache_dir=tmp_path)
-    old = class_archive.path(settings, "probe", ["an older class path"])
-    other = class_archive.path(settings, "probe-streams", ["another app's class path"])
+    old = class_archive.path(tmp_path / "archives", "probe", ["an older class path"])
+    other = class_archive.path(tmp_path / "archives", "probe-streams", ["another app's class path"])
     old.parent.mkdir(parents=True)
     old.write_bytes(b"stale")
     other.write_bytes(b"kept")
-    archive = class_archive.path(settings, "probe", ["this class path"])
+    archive = class_archive.path(tmp_path / "archives", "probe", ["this class path"])
     class_archive.build(archive, lambda staged: java_version(class_archive.dump_at_exit(staged)), java_version)
     assert archive.is_file() and not old.exists() and other.exists()
     assert sorted(p.name for p in archive.parent.iterdir()) == sorted([archive.name, other.name])  # no staged copy
@@ -33,7 +31,7 @@ def test_an_archive_is_published_once_a_jvm_maps_it(tmp_path: Path) -> None:
 
 
 def test_a_failed_dump_publishes_nothing(tmp_path: Path) -> None:
-    archive = class_archive.path(Settings(cache_dir=tmp_path), "probe", [])
+    archive = class_archive.path(tmp_path / "archives", "probe", [])
 
     def dies(options: list[str]) -> None:
         raise HarnessError("the warm-up failed")  # the check: the staged archive does not map
@@ -45,17 +43,16 @@ def test_a_failed_dump_publishes_nothing(tmp_path: Path) -> None:
 
 
 def test_a_dump_that_writes_no_file_is_an_error(tmp_path: Path) -> None:
-    archive = class_archive.path(Settings(cache_dir=tmp_path), "probe", [])
+    archive = class_archive.path(tmp_path / "archives", "probe", [])
     with pytest.raises(HarnessError, match="no class archive"):
         class_archive.build(archive, lambda staged: None, java_version)
     assert not archive.exists()
 
 
 def test_the_name_follows_what_the_archive_depends_on(tmp_path: Path) -> None:
-    settings = Settings(cache_dir=tmp_path)
-    one = class_archive.path(settings, "probe", ["a.jar:10"])
-    assert one == class_archive.path(settings, "probe", ["a.jar:10"])
-    assert one != class_archive.path(settings, "probe", ["a.jar:11"])
+    one = class_archive.path(tmp_path / "archives", "probe", ["a.jar:10"])
+    assert one == class_archive.path(tmp_path / "archives", "probe", ["a.jar:10"])
+    assert one != class_archive.path(tmp_path / "archives", "probe", ["a.jar:11"])
     assert one.name.startswith("probe-") and one.suffix == ".jsa"
 
 
@@ -63,7 +60,7 @@ def test_a_static_archive_is_dumped_without_running_the_app(tmp_path: Path) -> N
     jar = tmp_path / "probe.jar"
     with zipfile.ZipFile(jar, "w") as contents:
         contents.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\n")
-    archive = class_archive.path(Settings(cache_dir=tmp_path), "probe", [])
+    archive = class_archive.path(tmp_path / "archives", "probe", [])
 
     def check(options: list[str]) -> None:
         java_version([*options, "-cp", str(jar)])

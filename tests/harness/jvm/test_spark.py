@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.metadata
+import subprocess
 import time
 from collections.abc import Iterator
 
@@ -60,7 +61,18 @@ def test_kafka_source_resolves(spark: SparkSession) -> None:
 
 
 def test_the_driver_maps_the_class_archive_setup_made(spark: SparkSession) -> None:
-    archive = harness_spark.class_archive_path(Settings())
+    archive = harness_spark.class_archive_path()
     assert archive.is_file(), "make setup makes it"
-    runtime = spark.sparkContext._jvm.java.lang.management.ManagementFactory.getRuntimeMXBean()  # type: ignore[union-attr]
-    assert f"-XX:SharedArchiveFile={archive}" in list(runtime.getInputArguments())
+    jvm = spark.sparkContext._jvm  # type: ignore[union-attr]
+    assert f"-XX:SharedArchiveFile={archive}" in list(
+        jvm.java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments()
+    )
+    # A JVM maps an archive only on the class path it was dumped for (or fails, with
+    # -Xshare:on): the driver's own class path must be that one.
+    classpath = jvm.java.lang.System.getProperty("java.class.path")
+    mapped = subprocess.run(
+        ["java", "-Xshare:on", f"-XX:SharedArchiveFile={archive}", "-cp", classpath, "-version"],
+        capture_output=True,
+        text=True,
+    )
+    assert mapped.returncode == 0, mapped.stdout + mapped.stderr
