@@ -40,8 +40,9 @@ def pair_summary(pair: PairVerdict) -> str:
                 f"            check {'ok' if c['ok'] else 'FAILED'}: {c['name']}"
                 + ("" if c["ok"] else f": {c['seen']}")
             )
+        # A number from a scenario, a string from a user's .properties file (verify-config).
         timeout = v.context.get("producer_config", {}).get("transaction.timeout.ms")
-        against = f" (transaction.timeout.ms = {timeout / 1000:.1f}s)" if timeout else ""
+        against = f" (transaction.timeout.ms = {float(timeout) / 1000:.1f}s)" if timeout else ""
         for st in v.context.get("read_committed_stalls", []):
             where = f"{st['partition']} at {st['lso']}"
             lines.append(f"            read_committed readers stalled {st['seconds']:.1f}s on {where}{against}")

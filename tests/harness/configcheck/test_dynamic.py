@@ -72,6 +72,7 @@ def test_safe_files_hold(tmp_path: Path) -> None:
     (row,) = dynamic(proc)["rows"]
     assert row["scenario"] == "A1" and row["outcome"] == "held", row
     assert proc.returncode == 0 and left == []
+    assert "report: not written" not in proc.stderr, proc.stderr  # the files' values are text
 
 
 def test_unsafe_files_fail_statically_and_cannot_deliver(tmp_path: Path) -> None:

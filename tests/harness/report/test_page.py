@@ -101,6 +101,17 @@ def test_a_spark_side_shows_its_micro_batches_and_a_stall(pair_folder: Path) -> 
     assert "spark-driver#1: micro-batch start times were not recorded" in page.build(pair_folder).read_text()
 
 
+def test_a_stall_is_measured_against_a_transaction_timeout_read_from_a_file(pair_folder: Path) -> None:
+    verdict_path = pair_folder / "verdict.json"
+    doc = json.loads(verdict_path.read_text())
+    control = doc["control"]
+    control["read_committed_stalls"] = [{"partition": "input-0", "started_at": 0, "seconds": 6.0, "lso": 40}]
+    control["producer_config"]["transaction.timeout.ms"] = "60000"  # verify-config reads values as text
+    verdict_path.write_text(json.dumps(doc))
+    html = page.build(pair_folder).read_text()
+    assert "stalled 6.0s on input-0 at 40 (transaction.timeout.ms = 60.0s)" in html
+
+
 def test_an_interrupted_run_with_ledgers_only_says_what_is_missing(pair_folder: Path, tmp_path: Path) -> None:
     folder = tmp_path / "20261123-130000-B1-cafe"
     (folder / "control" / "ledgers").mkdir(parents=True)
