@@ -32,7 +32,8 @@ from harness.errors import HarnessError
 def path(folder: Path, name: str, depends_on: Iterable[str]) -> Path:
     """Where in ``folder`` the archive ``name`` for these dependencies lives (it may not exist)."""
     digest = hashlib.sha256()
-    for part in (_java(), *depends_on):
+    java = _java()
+    for part in (f"{java}:{java.stat().st_mtime_ns}", *depends_on):
         digest.update(part.encode() + b"\0")
     return folder / f"{name}-{digest.hexdigest()[:16]}.jsa"
 
@@ -76,7 +77,7 @@ def dump_every_class(staged: Path, classpath: Sequence[Path], jvm_options: Seque
     """Write a static archive (``-Xshare:dump``) of the JDK's default class list and every class
     in ``classpath``'s jars: no run of the app is needed, and a class that cannot be loaded
     (an optional dependency missing) is simply left out."""
-    java = Path(_java().rsplit(":", 1)[0])
+    java = _java()
     names = (java.parents[1] / "lib" / "classlist").read_text().splitlines()
     for jar in classpath:
         with zipfile.ZipFile(jar) as contents:
@@ -90,15 +91,14 @@ def dump_every_class(staged: Path, classpath: Sequence[Path], jvm_options: Seque
     try:
         cmd = [str(java), *jvm_options, "-Xshare:dump", f"-XX:SharedClassListFile={listing}"]
         cmd += [f"-XX:SharedArchiveFile={staged}", "-cp", os.pathsep.join(map(str, classpath))]
-        commands.run(cmd, f"dump the class archive {staged.name}", "see the JVM's output above")
+        commands.run(cmd, f"dump the class archive {staged.name}", "install a Java 17 runtime")
     finally:
         listing.unlink(missing_ok=True)
 
 
-def _java() -> str:
-    """The Java that will run the archive: it must be the one that dumped it."""
+def _java() -> Path:
+    """The Java binary on PATH, links resolved: the one that dumps an archive and maps it."""
     java = shutil.which("java")
     if java is None:
         raise HarnessError("java not found: install a Java 17 runtime (make setup does)")
-    real = Path(java).resolve()
-    return f"{real}:{real.stat().st_mtime_ns}"
+    return Path(java).resolve()

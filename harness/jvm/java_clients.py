@@ -238,7 +238,7 @@ def _build_class_archives(settings: Settings) -> None:
 
         def check(options: list[str], classpath: list[Path] = classpath) -> None:
             cmd = ["java", *JVM_OPTIONS, *options, "-cp", os.pathsep.join(map(str, classpath)), "-version"]
-            commands.run(cmd, "map a Java app's class archive", "run `make setup` again")
+            commands.run(cmd, "map a Java app's class archive", "install a Java 17 runtime")
 
         def dump(staged: Path, classpath: list[Path] = classpath) -> None:
             class_archive.dump_every_class(staged, classpath, JVM_OPTIONS)

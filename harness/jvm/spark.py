@@ -255,7 +255,7 @@ def build_class_archive() -> None:
 
     def warm_up(jvm_options: list[str]) -> None:
         cmd = [sys.executable, "-m", "harness.jvm.spark_warm_up", *jvm_options]
-        commands.run(cmd, "run the Spark job that makes the driver's class archive", "run `make setup` again")
+        commands.run(cmd, "run the Spark job that makes the driver's class archive", "run `make setup`")
 
     with step("spark: class archive of the driver JVM (once; its starts take about half as long)"):
         class_archive.build(class_archive_path(), lambda staged: warm_up(class_archive.dump_at_exit(staged)), warm_up)
