@@ -10,8 +10,9 @@ With transactions the replacement was started with the same ``transactional.id``
 makes every later write or commit of the zombie fail with a fencing error. The zombie
 stops; none of its output is visible to a ``read_committed`` consumer.
 
-Fault: once the app is mid-stream (300 outputs sent), SIGSTOP it for 15 s (past its 6 s
-session timeout); as soon as it is stopped start the replacement; then SIGCONT the zombie.
+Fault: once the app is mid-stream (300 outputs sent) and holds a batch it has not committed,
+SIGSTOP it for 15 s (past its 6 s session timeout); as soon as it is stopped start the
+replacement; then SIGCONT the zombie.
 Control (plain apps): inputs processed twice.
 Guarantee (transactional, the replacement shares the transactional.id): exactly one output
 per input, no zombie write; the zombie reports the fencing error it got.
@@ -19,15 +20,15 @@ per input, no zombie write; the zombie reports the fencing error it got.
 
 from dataclasses import replace
 
-from harness.faults import App, AppSent, Paused, Step, launch, pause
+from harness.faults import App, Paused, Step, launch, pause
 from harness.scenario import Scenario, Variant
 from harness.verdict.checks import fenced
 from harness.verdict.judge import FORBIDDEN, REQUIRED
-from harness.workloads.pipeline import PipelineWorkload, transformer
+from harness.workloads.pipeline import BatchUncommitted, PipelineWorkload, transformer
 
 STALL_S = 15.0  # longer than the consumer's session timeout (6 s) plus a rebalance
-# Not at a fixed time: a slow group join would leave the stalled app nothing in hand.
-MID_STREAM = AppSent(transformer(1), 300)
+# Not at a fixed time, nor at a count of sends alone: the stall must find a batch in hand.
+MID_BATCH = BatchUncommitted(transformer(1), after=300)
 
 PIPELINE = PipelineWorkload(
     inputs=3000,
@@ -45,7 +46,7 @@ SCENARIO = Scenario(
     story=__doc__ or "",
     workload=PIPELINE,
     schedule=lambda topic: [
-        Step(at_s=0.0, fault=pause(App(transformer(1))), duration_s=STALL_S, when=MID_STREAM),
+        Step(at_s=0.0, fault=pause(App(transformer(1))), duration_s=STALL_S, when=MID_BATCH),
         Step(at_s=0.0, fault=launch(App(transformer(2))), when=Paused(transformer(1))),
     ],
     control=Variant("control", {}, expect={"eos_repeated": REQUIRED}, workload=replace(PIPELINE, mode="plain")),

@@ -10,8 +10,8 @@ once the generation moved on, so its transaction aborts; and the survivor, readi
 offsets that a pending transaction is still changing, waits until that transaction ends
 instead of reading stale ones. Each input ends up with exactly one visible output.
 
-Fault: once one of two instances is mid-stream (300 outputs sent), SIGSTOP it for 15 s
-(past its 6 s session timeout), then SIGCONT.
+Fault: once one of two instances is mid-stream (300 outputs sent) and holds a batch it has
+not committed, SIGSTOP it for 15 s (past its 6 s session timeout), then SIGCONT.
 Control (plain apps): inputs processed twice.
 Guarantee (transactional, distinct transactional.ids, offsets with group metadata):
 exactly one output per input.
@@ -19,10 +19,10 @@ exactly one output per input.
 
 from dataclasses import replace
 
-from harness.faults import App, AppSent, Step, pause
+from harness.faults import App, Step, pause
 from harness.scenario import Scenario, Variant
 from harness.verdict.judge import FORBIDDEN, REQUIRED
-from harness.workloads.pipeline import PipelineWorkload, transformer
+from harness.workloads.pipeline import BatchUncommitted, PipelineWorkload, transformer
 
 STALL_S = 15.0  # longer than the consumer's session timeout (6 s) plus a rebalance
 
@@ -33,9 +33,14 @@ SCENARIO = Scenario(
     title="zombie app after a rebalance: fenced through the consumer group metadata (KIP-447)",
     story=__doc__ or "",
     workload=PIPELINE,
-    # Not at a fixed time: a slow group join would leave the stalled instance nothing in hand.
+    # Not at a fixed time, nor at a count of sends alone: the stall must find a batch in hand.
     schedule=lambda topic: [
-        Step(at_s=0.0, fault=pause(App(transformer(1))), duration_s=STALL_S, when=AppSent(transformer(1), 300))
+        Step(
+            at_s=0.0,
+            fault=pause(App(transformer(1))),
+            duration_s=STALL_S,
+            when=BatchUncommitted(transformer(1), after=300),
+        )
     ],
     control=Variant("control", {}, expect={"eos_repeated": REQUIRED}, workload=replace(PIPELINE, mode="plain")),
     guarantee=Variant(

@@ -9,18 +9,19 @@ twice. With transactions (distinct transactional.ids, offsets sent with the cons
 group metadata) the zombie's offsets are refused or its transaction is aborted, and each
 input keeps exactly one visible output.
 
-Fault: once transformer-1 is mid-stream (500 outputs sent), blackhole both directions of
-its client links to every broker for 15 s (past its 6 s session timeout), then heal.
+Fault: once transformer-1 is mid-stream (500 outputs sent) and holds a batch it has not
+committed, blackhole both directions of its client links to every broker for 15 s (past
+its 6 s session timeout), then heal.
 Control (plain apps): inputs processed twice.
 Guarantee (transactional, KIP-447): exactly one output per input.
 """
 
 from dataclasses import replace
 
-from harness.faults import OWN_LINKS, AppSent, Brokers, Step, blackhole
+from harness.faults import OWN_LINKS, Brokers, Step, blackhole
 from harness.scenario import Scenario, Variant
 from harness.verdict.judge import FORBIDDEN, REQUIRED
-from harness.workloads.pipeline import PipelineWorkload, transformer
+from harness.workloads.pipeline import BatchUncommitted, PipelineWorkload, transformer
 
 CUT_OFF_S = 15.0  # longer than the consumer's session timeout (6 s) plus a rebalance
 # Requests lost in the blackhole are given up after this, rather than librdkafka's 60 s.
@@ -34,9 +35,10 @@ PIPELINE = PipelineWorkload(
     instances=2,
     own_links=(1,),
     batch_size=50,
-    # Most of each batch is this wait before its commit, so the cut almost always finds
-    # a batch in hand. With 150 ms, 2 controls in 21 were cut just after a commit request
-    # left: the broker applied it, only the answer was lost, and nothing was repeated.
+    # The cut waits for a batch in hand, but cutting every link takes a few toxiproxy calls;
+    # a long window keeps the commit request from leaving meanwhile. (With 150 ms and no
+    # such wait, 2 controls in 21 were cut just after a commit request left: the broker
+    # applied it, only the answer was lost, and nothing was repeated.)
     pause_before_commit_ms=500,
     producer_config={"socket.timeout.ms": REQUEST_TIMEOUT_MS},
     consumer_config={"socket.timeout.ms": REQUEST_TIMEOUT_MS},
@@ -48,13 +50,13 @@ SCENARIO = Scenario(
     story=__doc__ or "",
     workload=PIPELINE,
     schedule=lambda topic: [
-        # Mid-stream, not at a fixed time: a slow start (group still joining) would leave
-        # the cut-off instance nothing in hand, and so nothing to do twice.
+        # Mid-batch, not at a fixed time: a slow start (group still joining), or the moment
+        # after a commit, would leave the cut-off instance nothing in hand to do twice.
         Step(
             at_s=0.0,
             fault=blackhole(Brokers(), listener=OWN_LINKS),
             duration_s=CUT_OFF_S,
-            when=AppSent(transformer(1), 500),
+            when=BatchUncommitted(transformer(1), after=500),
         ),
     ],
     control=Variant("control", {}, expect={"eos_repeated": REQUIRED}, workload=replace(PIPELINE, mode="plain")),

@@ -65,6 +65,7 @@ class Paused:
 
 class Condition(Protocol):
     """What a step may wait for (``Isr``, ``AppSent``, ``Paused``, or a workload's own, e.g.
-    harness.workloads.spark.BatchInFlight): asked every half second until it holds."""
+    harness.workloads.pipeline.BatchUncommitted or harness.workloads.spark.BatchInFlight):
+    asked every half second until it holds."""
 
     def holds(self, faults: Faults) -> bool: ...

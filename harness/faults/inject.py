@@ -26,6 +26,8 @@ from harness.progress import say
 from harness.waits import wait_until
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from harness.cluster.kafka import KafkaCluster
 
 _STREAMS: dict[str, tuple[str, ...]] = {
@@ -45,6 +47,8 @@ class AppHandle(Protocol):
     def restart(self) -> None: ...
 
     def sent(self) -> int: ...
+
+    def ledgers(self) -> list[Path]: ...
 
 
 @dataclass

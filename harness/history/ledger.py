@@ -8,10 +8,10 @@ reported, never trusted. What is in the kernel survives the process being killed
 Two kinds of lines, by what losing one would mean:
 
 - **written at once**: ``invoke`` (a chunk of sends at a time: ``invokes``), ``session``,
-  ``txn-*`` and ``fenced``. When the call returns the lines are in the kernel, so the app
-  hands records to the client only after their ``invoke`` lines are: a record in the log
-  always has its ``invoke`` line (never a false phantom), and a ``txn-commit`` line always
-  precedes the commit it announces.
+  ``txn-*``, ``offsets-commit`` and ``fenced``. When the call returns the lines are in the
+  kernel, so the app hands records to the client only after their ``invoke`` lines are: a
+  record in the log always has its ``invoke`` line (never a false phantom), and a
+  ``txn-commit`` or ``offsets-commit`` line always precedes the commit it announces.
 - **collected**: the outcomes ``ok``, ``fail`` and ``info``, which delivery callbacks
   report by the thousand. They are kept in memory and written in one ``write()`` by the
   app's next ``flush()`` (once per ``poll()``) or with the next line written at once, in the
@@ -46,7 +46,10 @@ transactional.id), ``invoke`` (a send is about to be made), ``ok`` (acknowledged
 at that partition and offset), ``fail`` (definitely not written), ``info`` (outcome unknown:
 timed out, or failed after an attempt the broker may have written), ``txn-begin``,
 ``txn-commit`` (commit requested), ``txn-committed``, ``txn-aborted``, ``txn-unknown``
-(the commit or abort did not say how it ended), ``fenced`` (the session learnt it was fenced).
+(the commit or abort did not say how it ended), ``fenced`` (the session learnt it was fenced),
+``offsets-commit`` (a consume-transform-produce app outside transactions is about to commit
+its consumer offsets: what it consumed before this line is done as far as it knows; the
+checker does not need it, a fault waits for it: harness.workloads.pipeline.BatchUncommitted).
 
 A send with no ``ok``/``fail``/``info`` line (the process died with it in flight, or
 before its outcome was written) is indeterminate, exactly like ``info``.
@@ -75,6 +78,7 @@ EVENTS = (
     "txn-aborted",
     "txn-unknown",
     "fenced",
+    "offsets-commit",  # last: the columnar reader keys events by their index here
 )
 
 
@@ -173,6 +177,9 @@ class LedgerWriter:
 
     def fenced(self, session: int, error: str) -> None:
         self._at_once("fenced", session, detail=error)
+
+    def offsets_commit(self, session: int) -> None:
+        self._at_once("offsets-commit", session)
 
     def close(self) -> None:
         self.flush()

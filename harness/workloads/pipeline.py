@@ -10,9 +10,10 @@ outputs per input (``eos_pairs``).
 
 from __future__ import annotations
 
+import os
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness.checker.sinks import count_effects
 from harness.cluster.kafka import KafkaCluster
@@ -27,6 +28,9 @@ from harness.workloads.input import INPUT_PRODUCER, fill
 from harness.workloads.process import AppProcess
 from harness.workloads.producer import ProducerWorkload
 from harness.workloads.resume import transformer_resume
+
+if TYPE_CHECKING:
+    from harness.faults import Faults
 
 PYTHON_APP = "harness.workloads.apps.transformer"
 # The apps' budget: their inputs at a slow pace (restarts, rebalances), plus start-up.
@@ -130,6 +134,40 @@ class PipelineWorkload:
 
     def _transactional_id(self, side: str, i: int) -> str:
         return f"{side}-app" if self.shared_transactional_id else f"{side}-app-{i}"
+
+
+# Lines an app writes at once around a batch; the last of them says where it is.
+_BATCH_LINES = (b"invoke,", b"offsets-commit,", b"txn-", b"session,", b"fenced,")
+_TAIL_BYTES = 1 << 16  # more than a batch's lines (about 100 bytes an input)
+
+
+@dataclass(frozen=True)
+class BatchUncommitted:
+    """Transformer ``app`` has handed a batch's outputs to its client and not yet asked for
+    the batch's commit (its newest ledger's last line written at once is an ``invoke``: no
+    ``offsets-commit`` or ``txn-commit`` after it), and has sent at least ``after`` outputs
+    in all. A stall, a crash or a cut link now leaves outputs written whose inputs' offsets
+    are not committed: the window ``pause_before_commit_ms`` holds open. Waiting for it,
+    rather than for a count of sends, keeps a fault from landing in the moment between a
+    commit and the next batch (B2a's control once found nothing to repeat that way)."""
+
+    app: str
+    after: int = 0
+
+    def holds(self, faults: Faults) -> bool:
+        app = faults.apps[self.app]
+        ledgers = app.ledgers()
+        if not ledgers or app.sent() < self.after:
+            return False
+        with ledgers[-1].open("rb") as ledger:
+            ledger.seek(max(0, ledger.seek(0, os.SEEK_END) - _TAIL_BYTES))
+            lines = ledger.read().split(b"\n")
+        # Whole lines only: the first may be cut by the seek, the last still being written.
+        batch_lines = (line for line in reversed(lines[1:-1]) if line.startswith(_BATCH_LINES))
+        return next(batch_lines, b"").startswith(b"invoke,")
+
+    def __str__(self) -> str:
+        return f"{self.app} has sent >= {self.after} outputs and holds a batch not yet committed"
 
 
 @dataclass(frozen=True)

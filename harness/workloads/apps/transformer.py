@@ -9,8 +9,9 @@ produced, and the outcome lines once per batch (``harness.history.ledger``).
 
 Two modes (``TransformerSpec.mode``):
 
-- **plain**: produce the outputs of a batch, flush, then commit the consumer's offsets.
-  A crash between the two reprocesses the batch after a restart.
+- **plain**: produce the outputs of a batch, flush, then commit the consumer's offsets (an
+  ``offsets-commit`` ledger line first). A crash between the two reprocesses the batch
+  after a restart.
 - **transactional**: ``init_transactions``; per batch ``begin_transaction``, produce,
   ``send_offsets_to_transaction`` with the consumer's group metadata, commit. On an
   abortable error it aborts and rewinds to the committed offsets; when fenced it records
@@ -229,6 +230,7 @@ class _App:
 
     def _commit_offsets(self) -> None:
         time.sleep(self.spec.pause_before_commit_ms / 1000)
+        self.ledger.offsets_commit(self.spec.session)
         try:
             self.consumer.commit(asynchronous=False)
         except KafkaException as exc:

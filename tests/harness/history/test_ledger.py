@@ -63,6 +63,9 @@ def test_every_event_is_byte_for_byte_the_csv_line(tmp_path: Path, clock: count)
         w.fenced(n, text)
         expected.append(csv_line("fenced", t, session=n, detail=text))
         t += 1
+        w.offsets_commit(n)
+        expected.append(csv_line("offsets-commit", t, session=n))
+        t += 1
     w.close()
     assert path.read_bytes() == "".join(expected).encode()
 

@@ -75,6 +75,8 @@ def _replay(writer: ledger.LedgerWriter, row: list[str]) -> None:
         getattr(writer, event)(n["id"], f["detail"])
     elif event == "fenced":
         writer.fenced(n["session"], f["detail"])
+    elif event == "offsets-commit":
+        writer.offsets_commit(n["session"])
     else:
         writer.txn(event.removeprefix("txn-"), n["session"], n["txn"], detail)
 

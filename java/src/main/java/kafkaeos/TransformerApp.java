@@ -40,8 +40,9 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * id of its session, the input's key, and the input's id as its ledger {@code source}.
  *
  * <ul>
- *   <li>plain: produce a batch's outputs, flush, pause {@code pause_before_commit_ms}, commit the offsets
- *   (a refused commit is counted: the group moved on and someone else processes the batch again);</li>
+ *   <li>plain: produce a batch's outputs, flush, pause {@code pause_before_commit_ms}, write the
+ *   {@code offsets-commit} line, commit the offsets (a refused commit is counted: the group moved on and
+ *   someone else processes the batch again);</li>
  *   <li>transactional: {@code initTransactions}; per batch begin, produce, add the consumed positions with the
  *   consumer's group metadata (KIP-447 fencing), pause, commit. Every {@code abort_every}-th transaction is
  *   aborted on purpose, an abortable error aborts it; both rewind to the committed offsets and redo the batch.
@@ -230,6 +231,7 @@ public final class TransformerApp {
         producer.flush();
         ledger.flush();
         pause();
+        ledger.offsetsCommit(spec.session);
         try {
             consumer.commitSync();
         } catch (KafkaException e) {
