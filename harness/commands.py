@@ -12,9 +12,7 @@ from harness.errors import HarnessError
 def run(cmd: list[str], what: str, hint: str, **kwargs: object) -> None:
     if shutil.which(cmd[0]) is None:
         raise HarnessError(f"{cmd[0]} not found, needed to {what}: {hint}")
-    with stopping.track(
-        subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True, **kwargs)  # type: ignore[call-overload]
-    ) as proc:
+    with stopping.start(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, **kwargs) as proc:
         out, _ = proc.communicate()
     if proc.returncode != 0:
         tail = out.decode(errors="replace").strip().splitlines()[-15:]

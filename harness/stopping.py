@@ -10,9 +10,11 @@ cleans up itself and ends the process; the run folder keeps whatever was written
 what was registered as ``last_words`` (a pair's report of what it left) runs before the
 exit.
 
-Every child process is started in a session of its own (``start_new_session=True``), so a
-terminal's Ctrl-C reaches only the harness, and the handler kills each child's whole
-process group: a Spark driver's JVM or a Java app's threads go with it.
+Every child process is started by ``start``, in a session of its own, so a terminal's Ctrl-C
+reaches only the harness, and the handler kills each child's whole process group: a Spark
+driver's JVM or a Java app's threads go with it. Starting and stopping exclude each other:
+the handler waits for the starts under way (a fault step restarting an app in another
+thread) so that it kills what they started, and once it began no start begins.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType
+from typing import Any
 
 from harness.cluster import docker_engine
 
@@ -34,15 +37,31 @@ from harness.cluster import docker_engine
 PROMPT_S = 2.5
 _children: set[subprocess.Popen[bytes]] = set()
 _last_words: list[Callable[[], None]] = []
-_lock = threading.Lock()
+# Reentrant: the handler runs in the main thread, which may hold the lock when it comes.
+_lock = threading.RLock()
+_changed = threading.Condition(_lock)
+_starting: set[int] = set()  # threads in the middle of starting a child
+_stopping = False
 
 
-def track(proc: subprocess.Popen[bytes]) -> subprocess.Popen[bytes]:
-    """Kill ``proc``'s process group if the harness is interrupted (it must have been started
-    with ``start_new_session=True``)."""
-    with _lock:
-        _children.add(proc)
-    return proc
+def start(cmd: list[str], **popen_args: Any) -> subprocess.Popen[bytes]:
+    """Start ``cmd`` in a session of its own, its process group killed if the harness is
+    interrupted. Once an interruption is being handled nothing starts: the calling thread
+    waits for the process to exit."""
+    me = threading.get_ident()
+    with _changed:
+        while _stopping:
+            _changed.wait()
+        _starting.add(me)
+    try:
+        proc: subprocess.Popen[bytes] = subprocess.Popen(cmd, start_new_session=True, **popen_args)
+        with _lock:
+            _children.add(proc)
+        return proc
+    finally:
+        with _changed:
+            _starting.discard(me)
+            _changed.notify_all()
 
 
 @contextmanager
@@ -71,9 +90,16 @@ def _say_all(words: list[Callable[[], None]]) -> None:
 
 
 def _stop(signum: int, frame: FrameType | None) -> None:
+    global _stopping
     started = time.monotonic()
     for s in (signal.SIGINT, signal.SIGTERM):  # a second Ctrl-C must not cut the cleanup short
         signal.signal(s, signal.SIG_IGN)
+    with _changed:
+        _stopping = True
+        # Other threads' starts finish (a Popen takes milliseconds) and are killed below; a
+        # start this very thread was in cannot finish before the handler returns.
+        me = threading.get_ident()
+        _changed.wait_for(lambda: not (_starting - {me}), timeout=PROMPT_S / 2)
     kill_children()
     # The last words need neither the apps (killed: their files are final) nor the cluster,
     # so they speak while Docker removes the containers: both get the whole time allowed,

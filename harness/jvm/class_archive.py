@@ -29,11 +29,14 @@ from harness import commands
 from harness.errors import HarnessError
 
 
-def path(folder: Path, name: str, depends_on: Iterable[str]) -> Path:
-    """Where in ``folder`` the archive ``name`` for these dependencies lives (it may not exist)."""
+def path(folder: Path, name: str, jars: Iterable[Path], also: Iterable[str] = ()) -> Path:
+    """Where in ``folder`` the archive ``name`` lives (it may not exist): one for this Java,
+    these jars (by path and size: the JVM refuses an archive whose class path moved) and
+    whatever else it depends on (``also``)."""
     digest = hashlib.sha256()
     java = _java()
-    for part in (f"{java}:{java.stat().st_mtime_ns}", *depends_on):
+    listing = (f"{jar}:{jar.stat().st_size}" for jar in jars)
+    for part in (f"{java}:{java.stat().st_mtime_ns}", *also, *listing):
         digest.update(part.encode() + b"\0")
     return folder / f"{name}-{digest.hexdigest()[:16]}.jsa"
 

@@ -222,8 +222,7 @@ def command(settings: Settings, version: str, main_class: str, streams: bool = F
 def _class_archive_path(settings: Settings, version: str, streams: bool, classpath: list[Path]) -> Path:
     """The class archive (harness.jvm.class_archive) of the apps on this class path."""
     name = f"java-apps-{version}{'-streams' if streams else ''}"
-    listing = [f"{jar}:{jar.stat().st_size}" for jar in classpath]
-    return class_archive.path(settings.cache_dir / "class-archives", name, listing)
+    return class_archive.path(settings.cache_dir / "class-archives", name, classpath)
 
 
 def _archived(settings: Settings) -> list[tuple[str, bool, list[Path]]]:

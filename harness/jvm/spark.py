@@ -246,8 +246,8 @@ def class_archive_path() -> Path:
     It lives in the Python environment that holds pyspark, not in the cache: it records the
     jars' own paths, so each checkout's ``.venv`` needs its own, and it goes with the venv."""
     version, jars = _pyspark()
-    listing = sorted(f"{jar}:{jar.stat().st_size}" for jar in jars.glob("*.jar"))
-    return class_archive.path(Path(sys.prefix) / "class-archives", "spark-driver", [version, *listing])
+    folder = Path(sys.prefix) / "class-archives"
+    return class_archive.path(folder, "spark-driver", sorted(jars.glob("*.jar")), also=[version])
 
 
 def build_class_archive() -> None:

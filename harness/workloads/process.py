@@ -71,10 +71,7 @@ class AppProcess:
             out = self.run_dir / f"{self.name}.{n}.out"
             with out.open("wb") as sink:
                 # A session of its own: only the harness decides when an app stops (harness.stopping).
-                proc = subprocess.Popen(
-                    self.command(spec_path, spec), stdout=sink, stderr=subprocess.STDOUT, start_new_session=True
-                )
-            stopping.track(proc)
+                proc = stopping.start(self.command(spec_path, spec), stdout=sink, stderr=subprocess.STDOUT)
             incarnation = Incarnation(n, ledger, out, proc, time.time())
             threading.Thread(target=incarnation._watch, name=f"{self.name}.{n}-exit", daemon=True).start()
             self.incarnations.append(incarnation)

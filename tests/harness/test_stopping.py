@@ -1,6 +1,6 @@
 """Ctrl-C (SIGINT) and SIGTERM in the middle of a pair stop everything within 3 s: the command
 exits 130 / 143, no container, network or app process of the run is left, and the pair's
-report shows what it left."""
+report shows what it left; and no process started while the signal is handled outlives it."""
 
 from __future__ import annotations
 
@@ -15,8 +15,6 @@ import docker
 import pytest
 
 from harness.settings import LABEL_PID
-
-pytestmark = pytest.mark.cluster
 
 PROMPT_S = 3.0
 
@@ -42,6 +40,7 @@ def processes_naming(folder: Path) -> list[str]:
     return found
 
 
+@pytest.mark.cluster
 @pytest.mark.parametrize(
     ("scenario", "mid_pair", "signum"),
     [
@@ -92,3 +91,37 @@ def test_a_signal_mid_pair_stops_everything_at_once(
     (folder,) = runs.iterdir()
     assert (folder / "report.html").exists()
     print(f"{scenario}: exit {took:.2f}s after {signum.name}")
+
+
+# A process that starts children as fast as it can in other threads, as fault steps restart
+# apps while the main thread runs the pair; the test interrupts it mid-flight.
+_RESTARTS = """
+import sys, threading, time
+from harness import stopping
+
+def restart_forever():
+    while True:
+        stopping.start(["sleep", sys.argv[1]])
+
+stopping.install()
+for _ in range(2):
+    threading.Thread(target=restart_forever, daemon=True).start()
+print("starting", flush=True)
+time.sleep(60)
+"""
+
+
+def test_no_child_started_during_an_interruption_outlives_it(tmp_path: Path) -> None:
+    marker = f"{time.time() % 1000 + 1000:.6f}"  # the children's sleep, unique to this test
+    proc = subprocess.Popen([sys.executable, "-c", _RESTARTS, marker], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline() == "starting\n"
+        time.sleep(0.5)  # children starting and being started all the while
+        assert processes_naming(Path(marker)), "no child started"
+        proc.send_signal(signal.SIGINT)
+        proc.wait(30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 128 + signal.SIGINT
+    assert processes_naming(Path(marker)) == []

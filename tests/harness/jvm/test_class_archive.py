@@ -17,12 +17,12 @@ def java_version(options: list[str]) -> None:
 
 
 def test_an_archive_is_published_once_a_jvm_maps_it(tmp_path: Path) -> None:
-    old = class_archive.path(tmp_path / "archives", "probe", ["an older class path"])
-    other = class_archive.path(tmp_path / "archives", "probe-streams", ["another app's class path"])
+    old = class_archive.path(tmp_path / "archives", "probe", [], also=["an older version"])
+    other = class_archive.path(tmp_path / "archives", "probe-streams", [], also=["another app's version"])
     old.parent.mkdir(parents=True)
     old.write_bytes(b"stale")
     other.write_bytes(b"kept")
-    archive = class_archive.path(tmp_path / "archives", "probe", ["this class path"])
+    archive = class_archive.path(tmp_path / "archives", "probe", [], also=["this version"])
     class_archive.build(archive, lambda staged: java_version(class_archive.dump_at_exit(staged)), java_version)
     assert archive.is_file() and not old.exists() and other.exists()
     assert sorted(p.name for p in archive.parent.iterdir()) == sorted([archive.name, other.name])  # no staged copy
@@ -50,9 +50,17 @@ def test_a_dump_that_writes_no_file_is_an_error(tmp_path: Path) -> None:
 
 
 def test_the_name_follows_what_the_archive_depends_on(tmp_path: Path) -> None:
-    one = class_archive.path(tmp_path / "archives", "probe", ["a.jar:10"])
-    assert one == class_archive.path(tmp_path / "archives", "probe", ["a.jar:10"])
-    assert one != class_archive.path(tmp_path / "archives", "probe", ["a.jar:11"])
+    jar = tmp_path / "a.jar"
+    jar.write_bytes(b"0123456789")
+    one = class_archive.path(tmp_path / "archives", "probe", [jar])
+    assert one == class_archive.path(tmp_path / "archives", "probe", [jar])
+    assert one != class_archive.path(tmp_path / "archives", "probe", [jar], also=["another version"])
+    moved = tmp_path / "elsewhere" / "a.jar"  # the JVM checks the class path it was dumped with
+    moved.parent.mkdir()
+    moved.write_bytes(jar.read_bytes())
+    assert one != class_archive.path(tmp_path / "archives", "probe", [moved])
+    jar.write_bytes(b"01234567890")  # a jar replaced by another build
+    assert one != class_archive.path(tmp_path / "archives", "probe", [jar])
     assert one.name.startswith("probe-") and one.suffix == ".jsa"
 
 
