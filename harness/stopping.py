@@ -42,6 +42,9 @@ _lock = threading.RLock()
 _changed = threading.Condition(_lock)
 _starting: set[int] = set()  # threads in the middle of starting a child
 _stopping = False
+# Held by the thread that stops the harness; reentrant, as a second signal may come into the
+# main thread's handler before it ignores further ones (that call then does it all again).
+_stop_once = threading.RLock()
 
 
 def start(cmd: list[str], **popen_args: Any) -> subprocess.Popen[bytes]:
@@ -78,9 +81,26 @@ def last_words(say: Callable[[], None]) -> Iterator[None]:
 
 
 def install() -> None:
-    """Stop everything at once on SIGINT and SIGTERM (the command line's main thread only)."""
+    """Stop everything at once on SIGINT and SIGTERM (the command line's main thread only).
+
+    Python runs a handler in the main thread once that thread runs Python code again; when
+    the kernel hands the signal to another thread while the main one waits in a system call
+    (a join, a socket read), the handler would wait with it. So the signal's number also goes
+    to a pipe (``signal.set_wakeup_fd``), and a thread reading it stops the harness:
+    whichever of the two comes first does it."""
+    read_end, write_end = os.pipe()
+    os.set_blocking(write_end, False)
+    signal.set_wakeup_fd(write_end, warn_on_full_buffer=False)
     signal.signal(signal.SIGINT, _stop)
     signal.signal(signal.SIGTERM, _stop)
+    threading.Thread(target=_stop_on_wakeup, args=(read_end,), name="signals", daemon=True).start()
+
+
+def _stop_on_wakeup(read_end: int) -> None:
+    while True:
+        for signum in os.read(read_end, 64):
+            if signum in (signal.SIGINT, signal.SIGTERM):
+                _stop(signum, None)
 
 
 def _say_all(words: list[Callable[[], None]]) -> None:
@@ -92,8 +112,11 @@ def _say_all(words: list[Callable[[], None]]) -> None:
 def _stop(signum: int, frame: FrameType | None) -> None:
     global _stopping
     started = time.monotonic()
-    for s in (signal.SIGINT, signal.SIGTERM):  # a second Ctrl-C must not cut the cleanup short
-        signal.signal(s, signal.SIG_IGN)
+    if not _stop_once.acquire(blocking=False):
+        threading.Event().wait()  # another thread cleans up and exits; never cut it short
+    if threading.current_thread() is threading.main_thread():  # only there can handlers change
+        for s in (signal.SIGINT, signal.SIGTERM):  # a second Ctrl-C must not cut the cleanup short
+            signal.signal(s, signal.SIG_IGN)
     with _changed:
         _stopping = True
         # Other threads' starts finish (a Popen takes milliseconds) and are killed below; a
