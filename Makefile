@@ -28,6 +28,8 @@ test-properties: $(VENV)/python  ## the checker against thousands of generated h
 lint: $(VENV)/python
 	$(VENV)/ruff check harness scenarios tests bench spark_jobs
 	$(VENV)/ruff format --check harness scenarios tests bench spark_jobs
+	@unformatted=$$(cd toxiproxy && gofmt -l .); if [ -n "$$unformatted" ]; then echo "gofmt: $$unformatted" >&2; exit 1; fi
+	cd toxiproxy && go vet ./...
 
 # Every pair TIMES times in a row on one cluster, then a table of how often each control
 # showed its anomaly and each guarantee was clean. Every scenario by default; narrow it with

@@ -94,10 +94,6 @@ class Settings:
     def kafka_image(self) -> str:
         return self.kafka_image_override or f"kafka-eos-harness/kafka:{self.kafka_version}"
 
-    @property
-    def toxiproxy_image(self) -> str:
-        return self.toxiproxy_image_override or f"kafka-eos-harness/toxiproxy:{self.toxiproxy_version}"
-
     def with_overrides(self, **changes: object) -> Settings:
         return replace(self, **{k: v for k, v in changes.items() if v is not None})
 

@@ -6,7 +6,9 @@ nothing here.
 
 - Kafka: a Java 17 rootfs made by debootstrap and imported, plus Apache Kafka's own broker
   artifacts from Maven Central (runtime closure of ``org.apache.kafka:kafka_2.13``).
-- Toxiproxy: server and CLI from the Go module proxy (``go install``), in a scratch image.
+- Toxiproxy: the harness's own server (``toxiproxy/``: Toxiproxy's server with the Kafka
+  protocol toxics registered, ``go build``) and Toxiproxy's CLI (``go install``), both
+  against Toxiproxy's module from the Go module proxy, in a scratch image.
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ from harness.settings import KNOWN_KAFKA_VERSIONS, LABEL, LABEL_INPUTS, Settings
 DEBIAN_SUITE = "bookworm"
 ROOTFS_PACKAGES = ("openjdk-17-jre-headless", "ca-certificates")
 TOXIPROXY_MODULE = "github.com/Shopify/toxiproxy/v2"
+# The Go sources of the harness's Toxiproxy server (its go.mod pins the default version).
+TOXIPROXY_SOURCES = Path(__file__).resolve().parents[2] / "toxiproxy"
 _VERSION_RE = re.compile(r"^\d+\.\d+\.\d+$")
 
 _POM = """<project xmlns="http://maven.apache.org/POM/4.0.0">
@@ -55,12 +59,19 @@ def _hash(inputs: dict[str, object]) -> str:
     return hashlib.sha256(json.dumps(inputs, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def _dir_digest(path: Path) -> str:
+def _dir_digest(path: Path, skip: tuple[str, ...] = ()) -> str:
+    """A hash of every file under ``path`` (names and contents), but those matching ``skip``."""
     digest = hashlib.sha256()
-    for file in sorted(path.iterdir()):
-        digest.update(file.name.encode())
+    for file in sorted(p for p in path.rglob("*") if p.is_file()):
+        if any(file.match(pattern) for pattern in skip):
+            continue
+        digest.update(file.relative_to(path).as_posix().encode())
         digest.update(file.read_bytes())
     return digest.hexdigest()
+
+
+# Tests and their recorded frames do not change the binary.
+_GO_NOT_BUILT = ("*_test.go", "testdata/*", "recordedtest/*")
 
 
 def _image_inputs(dc: docker.DockerClient, tag: str) -> str | None:
@@ -217,31 +228,66 @@ def build_kafka(settings: Settings) -> str:
 # --- Toxiproxy ------------------------------------------------------------------------
 
 
+def _toxiproxy_inputs(settings: Settings) -> str:
+    return _hash(
+        {
+            "version": settings.toxiproxy_version,
+            "context": _dir_digest(_dockerfiles("toxiproxy")),
+            "server": _dir_digest(TOXIPROXY_SOURCES, _GO_NOT_BUILT),
+        }
+    )
+
+
+def toxiproxy_image(settings: Settings) -> str:
+    """The Toxiproxy image a cluster runs: the official one when overridden, else the local
+    build of these sources, tagged by their hash so checkouts of other sources on the same
+    Docker engine keep images of their own."""
+    if settings.toxiproxy_image_override:
+        return settings.toxiproxy_image_override
+    return f"kafka-eos-harness/toxiproxy:{settings.toxiproxy_version}-{_toxiproxy_inputs(settings)[:12]}"
+
+
 def build_toxiproxy(settings: Settings) -> str:
     version = settings.toxiproxy_version
     dc = docker_engine.client()
-    tag = f"kafka-eos-harness/toxiproxy:{version}"
+    tag = toxiproxy_image(settings)
     context_src = _dockerfiles("toxiproxy")
-    inputs = _hash({"version": version, "context": _dir_digest(context_src)})
+    inputs = _toxiproxy_inputs(settings)
     if _image_inputs(dc, tag) == inputs:
         say(f"{tag} is up to date")
         return tag
+    hint = (
+        "install Go (https://go.dev/dl) or use KEH_TOXIPROXY_IMAGE=ghcr.io/shopify/toxiproxy:<version> "
+        "(without protocol faults)"
+    )
     with (
-        step(f"go install toxiproxy v{version} and build {tag}"),
+        step(f"go build toxiproxy v{version} with the Kafka protocol toxics, and build {tag}"),
         tempfile.TemporaryDirectory(dir=_cache(settings)) as tmp,
     ):
         context = Path(tmp)
         shutil.copytree(context_src, context, dirs_exist_ok=True)
-        gobin = context / "bin"
-        env = {**os.environ, "GOBIN": str(gobin), "CGO_ENABLED": "0"}
-        for cmd, name in (("server", "toxiproxy"), ("cli", "toxiproxy-cli")):
-            commands.run(
-                ["go", "install", f"{TOXIPROXY_MODULE}/cmd/{cmd}@v{version}"],
-                f"build toxiproxy {cmd} v{version}",
-                "install Go (https://go.dev/dl) or use KEH_TOXIPROXY_IMAGE=ghcr.io/shopify/toxiproxy:<version>",
-                env=env,
-            )
-            (gobin / cmd).rename(context / name)
+        server = context / "server-src"
+        shutil.copytree(TOXIPROXY_SOURCES, server)
+        env = {**os.environ, "GOBIN": str(context / "bin"), "CGO_ENABLED": "0", "GOFLAGS": "-mod=mod"}
+        # go.mod pins the default version; another one is asked for here.
+        commands.run(
+            ["go", "get", f"{TOXIPROXY_MODULE}@v{version}"], f"resolve toxiproxy v{version}", hint, env=env, cwd=server
+        )
+        commands.run(
+            ["go", "build", "-o", str(context / "toxiproxy"), "."],
+            "build the harness's toxiproxy server",
+            hint,
+            env=env,
+            cwd=server,
+        )
+        commands.run(
+            ["go", "install", f"{TOXIPROXY_MODULE}/cmd/cli@v{version}"],
+            f"build toxiproxy cli v{version}",
+            hint,
+            env=env,
+        )
+        (context / "bin" / "cli").rename(context / "toxiproxy-cli")
+        shutil.rmtree(server)
         _docker_build(dc, context, tag, inputs, {})
     return tag
 
@@ -275,7 +321,7 @@ def ensure(settings: Settings) -> None:
 def require_present(settings: Settings) -> None:
     """Fail fast, before any container starts, when an image is missing."""
     dc = docker_engine.client()
-    for image in (settings.toxiproxy_image, settings.kafka_image):
+    for image in (toxiproxy_image(settings), settings.kafka_image):
         try:
             dc.images.get(image)
         except ImageNotFound:

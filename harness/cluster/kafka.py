@@ -179,7 +179,7 @@ class KafkaCluster:
 
     def _start_toxiproxy(self) -> None:
         container = (
-            DockerContainer(self.settings.toxiproxy_image)
+            DockerContainer(images.toxiproxy_image(self.settings))
             .with_name(f"keh-{self.run_id}-toxiproxy")
             .with_network(self._network)  # type: ignore[arg-type]
             .with_network_aliases("toxiproxy")

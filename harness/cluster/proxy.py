@@ -60,6 +60,16 @@ class ToxiproxyAPI:
         toxic = {"name": name, "type": kind, "stream": stream, "toxicity": toxicity, "attributes": attributes}
         self._call("POST", f"/proxies/{proxy}/toxics", toxic)
 
+    def toxic(self, proxy: str, name: str) -> dict[str, Any]:
+        """A toxic as the server shows it (its ``attributes`` include what a protocol toxic hit)."""
+        found: dict[str, Any] = self._call("GET", f"/proxies/{proxy}/toxics/{name}")
+        return found
+
+    def update_toxic(self, proxy: str, name: str, attributes: dict[str, Any], toxicity: float = 1.0) -> None:
+        """New attributes for a toxic. Toxiproxy re-draws each connection's chance from
+        ``toxicity`` on every update, so it is always sent (1: every connection)."""
+        self._call("POST", f"/proxies/{proxy}/toxics/{name}", {"attributes": attributes, "toxicity": toxicity})
+
     def remove_toxic(self, proxy: str, name: str) -> None:
         self._call("DELETE", f"/proxies/{proxy}/toxics/{name}")
 

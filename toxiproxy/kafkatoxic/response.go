@@ -1,0 +1,63 @@
+package kafkatoxic
+
+import (
+	"encoding/binary"
+	"time"
+
+	"github.com/Shopify/toxiproxy/v2/toxics"
+
+	"kafka-eos-harness/toxiproxy/kafkaproto"
+)
+
+// ResponseToxic sits on the stream back to the client, beside a kafka_request toxic whose
+// action is delay_response or error. It acts only on answers to the requests that toxic
+// tagged (tokens.go) and passes everything else through; it has no attributes.
+type ResponseToxic struct{}
+
+func (t *ResponseToxic) NewState() interface{} {
+	return &valve{}
+}
+
+func (t *ResponseToxic) Pipe(stub *toxics.ToxicStub) {
+	pipe(stub, stub.State.(*valve), actOnAnswer)
+}
+
+func (t *ResponseToxic) Cleanup(stub *toxics.ToxicStub) {
+	cleanup(stub, stub.State.(*valve))
+}
+
+// actOnAnswer gives a tagged response its client's correlation id back, then holds it or replaces
+// its error code, as the request's fault says.
+func actOnAnswer(v *valve, piece []byte) {
+	if len(piece) < kafkaproto.ResponseCorrelationAt+4 {
+		return
+	}
+	a, ok := redeemToken(kafkaproto.Correlation(piece, kafkaproto.ResponseCorrelationAt))
+	if !ok {
+		return
+	}
+	kafkaproto.SetCorrelation(piece, kafkaproto.ResponseCorrelationAt, a.correlationID)
+	var brokerCode *int16
+	at := kafkaproto.ResponseErrorAt(a.api, a.version, piece)
+	if at >= 0 {
+		code := int16(binary.BigEndian.Uint16(piece[at : at+2]))
+		brokerCode = &code
+	}
+	a.toxic.responded(a.hit, brokerCode)
+	cfg := a.toxic.config()
+	switch cfg.Action {
+	case DelayResponse:
+		v.hold(time.Duration(cfg.DurationMs)*time.Millisecond, func(clientClosed bool) {
+			a.toxic.delivered(a.hit, clientClosed)
+		})
+	case Error:
+		if at >= 0 {
+			kafkaproto.SetErrorCode(piece, at, cfg.ErrorCode)
+		}
+		a.toxic.delivered(a.hit, false)
+	}
+}
+
+func init() {
+	toxics.Register("kafka_response", new(ResponseToxic))
+}
