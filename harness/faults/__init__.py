@@ -1,8 +1,10 @@
-"""Faults: link toxics and process faults behind one API, aimed at roles, healed on demand.
+"""Faults: link toxics, process faults and protocol faults behind one API, aimed at roles,
+healed on demand.
 
 A fault is data (``specs.FaultSpec``): what to do, to which *role* (``roles``: "the leader
-of orders-0", "the app producer-1"), on which listener and direction. The role is resolved
-to concrete brokers only when the fault fires, as in Jepsen (``inject.Faults``). A
+of orders-0", "the app producer-1"), on which listener and direction. Each kind of fault is
+one module of ``kinds`` (its constructor, how it starts and heals); the role is resolved to
+concrete brokers only when the fault fires, as in Jepsen (``inject.Faults``). A
 ``schedule.Schedule`` is a timed list of steps (at, optional ``conditions`` to wait for,
 fault, duration) run beside a workload, and always heals at its end.
 
@@ -12,29 +14,24 @@ Step, blackhole``.
 
 from harness.faults.conditions import AppSent, Condition, Isr, Paused
 from harness.faults.inject import Faults, Injected
+from harness.faults.kinds.bandwidth import bandwidth
+from harness.faults.kinds.blackhole import blackhole
+from harness.faults.kinds.cut import cut
+from harness.faults.kinds.elect_preferred import elect_preferred
+from harness.faults.kinds.kill import kill
+from harness.faults.kinds.latency import latency
+from harness.faults.kinds.launch import launch
+from harness.faults.kinds.limit_data import limit_data
+from harness.faults.kinds.pause import pause
+from harness.faults.kinds.reset_peer import reset_peer
+from harness.faults.kinds.restart import restart
+from harness.faults.kinds.slicer import slicer
+from harness.faults.kinds.stop import stop
 from harness.faults.roles import App, Brokers, Followers, Leader, Node, Replicas, Target, TxnCoordinator, java_hash
 from harness.faults.schedule import Schedule, Step
-from harness.faults.specs import (
-    FAULT_KINDS,
-    OWN_LINKS,
-    FaultSpec,
-    bandwidth,
-    blackhole,
-    cut,
-    elect_preferred,
-    kill,
-    latency,
-    launch,
-    limit_data,
-    pause,
-    reset_peer,
-    restart,
-    slicer,
-    stop,
-)
+from harness.faults.specs import OWN_LINKS, FaultSpec
 
 __all__ = [
-    "FAULT_KINDS",
     "OWN_LINKS",
     "App",
     "AppSent",

@@ -25,7 +25,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from harness.faults.specs import LINK_TOXICS, OPERATIONS
+from harness.faults import kinds
 from harness.history.ledger import EVENTS
 from harness.history.records import MARKER_ID
 from harness.report.run_folder import Ledgers, Side
@@ -200,7 +200,7 @@ def fault_spans(records: list[dict[str, Any]], t0: float, end: float) -> list[Sp
     for r in records:
         start = r["injected_at"] - t0
         healed = r.get("healed_at")
-        instant = r["fault"] in OPERATIONS
+        instant = _kind_flag(r, "instant")
         stop = start if instant else (healed - t0 if healed is not None else end)
         spans.append(Span(start, stop, fault_label(r), "" if healed is not None or instant else "never healed"))
     return spans
@@ -213,9 +213,20 @@ def fault_label(r: dict[str, Any]) -> str:
     brokers = r.get("brokers") or []
     if brokers:
         target += f" → broker{'s' if len(brokers) > 1 else ''} {', '.join(map(str, brokers))}"
-    link = r["fault"] in LINK_TOXICS or r["fault"] == "cut"
+    link = _kind_flag(r, "on_links")
     where = f", {'+'.join(r.get('listeners', []))} ({r.get('direction', 'both')})" if link else ""
     return f"{r['fault']} {target}{where}"
+
+
+def _kind_flag(record: dict[str, Any], flag: str) -> bool:
+    """A fault record's ``instant`` or ``on_links``; records written before they were kept
+    there ask the kind, and a kind since gone counts as neither."""
+    if flag in record:
+        return bool(record[flag])
+    try:
+        return bool(getattr(kinds.get(record["fault"]), flag))
+    except ValueError:
+        return False
 
 
 def place(ack_offset: np.ndarray, ack_time: np.ndarray, offsets: np.ndarray) -> np.ndarray:

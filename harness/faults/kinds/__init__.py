@@ -1,0 +1,39 @@
+"""Fault kinds, one module each (``KIND = FaultKind(...)``, ``kinds.base``); the registry here
+finds them, so adding a kind is adding a module.
+
+Link toxics (Toxiproxy): ``latency``, ``blackhole``, ``reset_peer``, ``bandwidth``,
+``slicer``, ``limit_data``; ``cut`` (proxies disabled). Process faults on brokers and apps:
+``kill``, ``stop``, ``pause``, ``restart``. Operations: ``elect_preferred``, ``launch``.
+Protocol faults aimed at one Kafka API: ``protocol``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from functools import cache
+
+from harness.faults.kinds.base import FaultKind
+
+# Modules of this package that hold shared machinery, not a kind.
+_HELPERS = {"base", "link_toxic", "process"}
+
+
+@cache
+def registry() -> dict[str, FaultKind]:
+    """Every kind by name, from the modules of this package (imported on first use: the kind
+    modules build ``FaultSpec``s, whose check asks this registry)."""
+    found: dict[str, FaultKind] = {}
+    for module in pkgutil.iter_modules(__path__):
+        if module.name in _HELPERS:
+            continue
+        kind = importlib.import_module(f"{__name__}.{module.name}").KIND
+        found[kind.name] = kind
+    return dict(sorted(found.items()))
+
+
+def get(name: str) -> FaultKind:
+    kind = registry().get(name)
+    if kind is None:
+        raise ValueError(f"unknown fault {name!r}; one of {', '.join(registry())}")
+    return kind

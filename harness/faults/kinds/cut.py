@@ -1,0 +1,28 @@
+"""cut: the target's proxies are disabled: open connections closed, new ones refused."""
+
+from __future__ import annotations
+
+from harness.faults.kinds.base import LINK, Context, FaultKind, Heal
+from harness.faults.roles import Target
+from harness.faults.specs import FaultSpec, Listeners, on_links
+
+
+def cut(target: Target, listener: Listeners = ("client", "replication", "controller")) -> FaultSpec:
+    """Refuse new connections and close open ones on the target's proxies."""
+    return on_links("cut", target, listener, "both")
+
+
+def start(ctx: Context, spec: FaultSpec, brokers: list[int]) -> Heal:
+    proxies = ctx.proxy_names(spec, brokers)
+    ctx.disabled(proxies)
+    for proxy in proxies:
+        ctx.proxies.set_enabled(proxy, False)
+
+    def reconnect() -> None:
+        for proxy in proxies:
+            ctx.proxies.set_enabled(proxy, True)
+
+    return reconnect
+
+
+KIND = FaultKind("cut", LINK, "links closed and refused", cut, start, on_links=True)

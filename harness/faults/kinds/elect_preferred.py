@@ -1,0 +1,21 @@
+"""elect_preferred: move a partition's leadership back to its preferred (first) replica."""
+
+from __future__ import annotations
+
+from harness.faults.kinds.base import OPERATION, Context, FaultKind, Heal
+from harness.faults.roles import Replicas
+from harness.faults.specs import FaultSpec
+
+
+def elect_preferred(topic: str, partition: int = 0) -> FaultSpec:
+    """Move leadership back to the preferred (first) replica, as an operator would."""
+    return FaultSpec("elect_preferred", Replicas(topic, partition))
+
+
+def start(ctx: Context, spec: FaultSpec, brokers: list[int]) -> Heal:
+    assert isinstance(spec.target, Replicas)
+    ctx.cluster.elect_preferred_leader(spec.target.topic, spec.target.partition)
+    return lambda: None
+
+
+KIND = FaultKind("elect_preferred", OPERATION, "a preferred leader election", elect_preferred, start, instant=True)

@@ -1,0 +1,23 @@
+"""latency: bytes on the target's links arrive late (Toxiproxy's ``latency`` toxic)."""
+
+from __future__ import annotations
+
+from harness.faults.kinds.link_toxic import toxic_kind
+from harness.faults.roles import Target
+from harness.faults.specs import Direction, FaultSpec, Listeners, on_links
+
+
+def latency(
+    target: Target,
+    ms: int,
+    jitter_ms: int = 0,
+    listener: Listeners = "client",
+    direction: Direction = "both",
+    toxicity: float = 1.0,
+) -> FaultSpec:
+    """Bytes arrive ``ms`` (+-``jitter_ms``) late. Removing the toxic lets what it holds through at
+    once; bytes a client sent before it closed the connection are still delivered, late."""
+    return on_links("latency", target, listener, direction, toxicity, latency=ms, jitter=jitter_ms)
+
+
+KIND = toxic_kind("latency", "latency", "bytes arrive late", latency)

@@ -1,0 +1,71 @@
+"""Process faults: a signal to a broker's container or to an app's current incarnation, and how
+each comes back. Each process kind module builds its kind with ``process_kind``."""
+
+from __future__ import annotations
+
+import signal
+from collections.abc import Callable
+from typing import Any
+
+from harness.faults.kinds.base import PROCESS, Context, FaultKind, Heal
+from harness.faults.roles import App, Target
+from harness.faults.specs import FaultSpec
+from harness.waits import wait_until
+
+
+def process_kind(
+    name: str,
+    summary: str,
+    make: Callable[[Target], FaultSpec],
+    on_container: Callable[[Any], None],
+    app_signal: signal.Signals | None,
+) -> FaultKind:
+    """A kind that does ``on_container`` to each target broker's container (healed by starting
+    or thawing it), or sends ``app_signal`` to an app (healed by SIGCONT after a pause, or by
+    the app's next incarnation); ``app_signal`` None: brokers only."""
+
+    def start(ctx: Context, spec: FaultSpec, brokers: list[int]) -> Heal:
+        if isinstance(spec.target, App):
+            if app_signal is None:
+                raise ValueError(f"{name} does not apply to an app")
+            return _signal_app(ctx, spec.target.name, app_signal)
+        containers = [ctx.cluster.broker(b).docker() for b in brokers]
+        for container in containers:
+            on_container(container)
+
+        def undo() -> None:
+            for container in containers:
+                revive(container)
+            wait_registered(ctx, brokers)
+
+        return undo
+
+    return FaultKind(name, PROCESS, summary, make, start)
+
+
+def _signal_app(ctx: Context, name: str, signum: signal.Signals) -> Heal:
+    app = ctx.apps[name]
+    app.signal(signum)
+    if signum == signal.SIGSTOP:
+        return lambda: app.signal(signal.SIGCONT)
+    return app.restart  # a killed or stopped app resumes as its next incarnation
+
+
+def revive(container: Any) -> bool:
+    """Thaw or start a broker's container if it is not running; True if it had to start."""
+    container.reload()
+    if container.status == "paused":
+        container.unpause()
+    elif container.status != "running":
+        container.start()
+        return True
+    return False
+
+
+def wait_registered(ctx: Context, brokers: list[int], timeout_s: float = 90) -> None:
+    wait_until(
+        ctx.cluster.registered_brokers,
+        lambda ids: set(brokers) <= set(ids),
+        timeout_s,
+        f"brokers {brokers} registered again",
+    )

@@ -1,0 +1,186 @@
+"""protocol: hold, drop or cut one Kafka API's request, or delay or falsify its answer, on the
+target's links.
+
+The work is done inside Toxiproxy by the harness's own toxics (Go, ``toxiproxy/kafkatoxic``),
+which read Kafka's framing: ``kafka_request`` on the stream towards the broker matches
+requests by API key (and, optionally, transactional.id, group id or client id) and acts on
+those its trigger picks; ``kafka_response`` on the stream back restores and acts on the
+answers a ``delay_response`` or ``error`` fault tagged. Actions:
+
+- ``hold``: the request, and everything after it on that connection (TCP keeps order), waits
+  ``duration_ms`` before it reaches the broker, even if the client closed the connection
+  meanwhile (a late copy);
+- ``drop``: the request and everything after it on that connection vanish (the client times out);
+- ``cut_after``: the request reaches the broker, then the connection is closed before any
+  answer (the client cannot know whether it took effect);
+- ``delay_response``: the broker answers at once; the client sees the answer ``duration_ms`` late;
+- ``error``: the broker processes the request; the client sees ``error`` (a Kafka error
+  name, e.g. ``NOT_COORDINATOR``) in the answer's top-level error code.
+
+The trigger: from the ``after``-th matching request on, at most ``times`` of them (0: every
+one), each with ``probability`` drawn from ``seed``. Healing stops new matches; what is held
+still goes on when its time is up (the heal waits for it), then the toxics go. Every request
+acted on is a *hit* in the fault's record: time, API, version, correlation id, client id,
+connection, transactional.id, commit or abort, when it was delivered or answered, broker.
+
+The API table (names, keys, flexible versions, leading fields) is ``toxiproxy/kafkaproto/apis.json``,
+shared with the Go side.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from functools import cache
+from typing import Any
+
+from confluent_kafka import KafkaError
+
+from harness.cluster.images import TOXIPROXY_SOURCES
+from harness.cluster.proxy import FROM_BROKER, TO_BROKER, ToxiproxyError
+from harness.errors import HarnessError
+from harness.faults.kinds.base import PROTOCOL, Context, FaultKind, Heal
+from harness.faults.roles import Target
+from harness.faults.specs import FaultSpec, Listeners, on_links
+
+REQUEST_ACTIONS = ("hold", "drop", "cut_after")
+RESPONSE_ACTIONS = ("delay_response", "error")
+ACTIONS = REQUEST_ACTIONS + RESPONSE_ACTIONS
+# Beyond the longest hold, how long a heal waits for what is held to go on.
+_HEAL_SLACK_S = 10.0
+
+
+@cache
+def apis() -> dict[str, dict[str, Any]]:
+    """The shared API table, by Kafka's API name."""
+    table = json.loads((TOXIPROXY_SOURCES / "kafkaproto" / "apis.json").read_text())
+    return {api["name"]: api for api in table["apis"]}
+
+
+def protocol(
+    target: Target,
+    api: str,
+    action: str,
+    duration_ms: int = 0,
+    error: str = "",
+    after: int = 1,
+    times: int = 1,
+    probability: float = 1.0,
+    seed: int = 0,
+    transactional_id: str = "",
+    group_id: str = "",
+    client_id: str = "",
+    listener: Listeners = "client",
+) -> FaultSpec:
+    """Act on requests of Kafka API ``api`` (e.g. "EndTxn") on the target's links: ``action`` is
+    hold, drop, cut_after, delay_response (both for ``duration_ms``) or error (answer with
+    Kafka error ``error``, e.g. "NOT_COORDINATOR"). Only requests naming ``transactional_id``,
+    ``group_id`` or ``client_id``, when given; from the ``after``-th match, ``times`` of them
+    (0: every one), each with ``probability`` drawn from ``seed``."""
+    table = apis()
+    if api not in table:
+        raise ValueError(f"unknown Kafka API {api!r}; one of {', '.join(sorted(table))}")
+    if action not in ACTIONS:
+        raise ValueError(f"unknown protocol action {action!r}; one of {', '.join(ACTIONS)}")
+    if action in ("hold", "delay_response") and duration_ms <= 0:
+        raise ValueError(f"{action} needs duration_ms > 0")
+    fields = {f[0] for f in table[api].get("request", [])}
+    for name, value in (("transactional_id", transactional_id), ("group_id", group_id)):
+        if value and name not in fields:
+            raise ValueError(f"{api} requests name no {name}; leave that filter out")
+    if after < 1 or times < 0 or not 0 < probability <= 1:
+        raise ValueError("after must be >= 1, times >= 0 (0: every one), probability in (0, 1]")
+    params: dict[str, Any] = {"api": api, "action": action}
+    if duration_ms:
+        params["duration_ms"] = duration_ms
+    if action == "error":
+        params["error"] = error
+        params["error_code"] = error_code(api, error)
+    params.update({"after": after, "times": times})
+    if probability < 1:
+        params.update({"probability": probability, "seed": seed})
+    params.update({k: v for k, v in (("transactional_id", transactional_id), ("group_id", group_id)) if v})
+    if client_id:
+        params["client_id"] = client_id
+    direction = "both" if action in RESPONSE_ACTIONS else "to_broker"
+    return on_links("protocol", target, listener, direction, **params)
+
+
+def error_code(api: str, name: str) -> int:
+    """The code of Kafka error ``name`` (confluent-kafka's table of broker errors)."""
+    if not any(f[0] == "error_code" for f in apis()[api].get("response", [])):
+        answering = sorted(n for n, a in apis().items() if any(f[0] == "error_code" for f in a.get("response", [])))
+        raise ValueError(f"{api} answers have no top-level error code; error works on {', '.join(answering)}")
+    code = getattr(KafkaError, name, None)
+    if not isinstance(code, int) or code <= 0:
+        raise ValueError(f"unknown Kafka error {name!r} (a broker error name, e.g. NOT_COORDINATOR)")
+    return code
+
+
+def _attributes(spec: FaultSpec) -> dict[str, Any]:
+    """The kafka_request toxic's attributes (toxiproxy/kafkatoxic/request.go)."""
+    return {k: v for k, v in spec.params.items() if k != "error"}
+
+
+def start(ctx: Context, spec: FaultSpec, brokers: list[int]) -> Heal:
+    attributes = _attributes(spec)
+    proxies = ctx.proxy_names(spec, brokers)
+    answers: list[tuple[str, str]] = []
+    requests: list[tuple[str, str]] = []
+    try:
+        if spec.params["action"] in RESPONSE_ACTIONS:  # in place before any request is tagged
+            for proxy in proxies:
+                answers.append((proxy, ctx.toxic_name("protocol", FROM_BROKER)))
+                ctx.proxies.add_toxic(proxy, answers[-1][1], "kafka_response", FROM_BROKER, {})
+        for proxy in proxies:
+            requests.append((proxy, ctx.toxic_name("protocol", TO_BROKER)))
+            ctx.proxies.add_toxic(proxy, requests[-1][1], "kafka_request", TO_BROKER, attributes)
+    except ToxiproxyError as exc:
+        for proxy, name in requests + answers:
+            ctx.proxies.remove_toxic(proxy, name)
+        if "toxic" in str(exc).lower() and "type" in str(exc).lower():
+            raise HarnessError(
+                "protocol faults need the harness's own Toxiproxy (toxiproxy/ in this repository): "
+                "unset KEH_TOXIPROXY_IMAGE and run `kafka-harness images build`"
+            ) from exc
+        raise
+    broker_of = {proxy: b for b in brokers for proxy in ctx.proxy_names(spec, [b])}
+    wait_s = spec.params.get("duration_ms", 0) / 1000 + _HEAL_SLACK_S
+
+    def heal() -> dict[str, Any]:
+        for proxy, name in requests:
+            ctx.proxies.update_toxic(proxy, name, {**attributes, "disarmed": True})
+        shown = _settled(ctx, requests, wait_s)
+        for proxy, name in requests + answers:
+            ctx.proxies.remove_toxic(proxy, name)
+        hits = [
+            {**hit, "broker": broker_of[proxy], "proxy": proxy}
+            for proxy, state in shown.items()
+            for hit in state.get("hits") or []
+        ]
+        return {
+            "hits": sorted(hits, key=lambda h: h["at"]),
+            "matched": sum(state.get("matched", 0) for state in shown.values()),
+        }
+
+    return heal
+
+
+def _settled(ctx: Context, requests: list[tuple[str, str]], wait_s: float) -> dict[str, dict[str, Any]]:
+    """Each request toxic's attributes once nothing it holds is pending (or ``wait_s`` passed)."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        shown = {proxy: ctx.proxies.toxic(proxy, name)["attributes"] for proxy, name in requests}
+        if all(state.get("pending", 0) == 0 for state in shown.values()) or time.monotonic() > deadline:
+            return shown
+        time.sleep(0.1)
+
+
+KIND = FaultKind(
+    "protocol",
+    PROTOCOL,
+    "one Kafka API's requests held, dropped or cut, or its answers delayed or falsified",
+    protocol,
+    start,
+    on_links=True,
+)

@@ -1,0 +1,24 @@
+"""slicer: the target's links deliver bytes in small slices with delays between them."""
+
+from __future__ import annotations
+
+from harness.faults.kinds.link_toxic import toxic_kind
+from harness.faults.roles import Target
+from harness.faults.specs import Direction, FaultSpec, Listeners, on_links
+
+
+def slicer(
+    target: Target,
+    average_size: int = 64,
+    size_variation: int = 32,
+    delay_us: int = 1000,
+    listener: Listeners = "client",
+    direction: Direction = "both",
+) -> FaultSpec:
+    """Data cut into slices of about ``average_size`` bytes, ``delay_us`` apart."""
+    return on_links(
+        "slicer", target, listener, direction, average_size=average_size, size_variation=size_variation, delay=delay_us
+    )
+
+
+KIND = toxic_kind("slicer", "slicer", "bytes delivered in small delayed slices", slicer)

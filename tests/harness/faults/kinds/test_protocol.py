@@ -1,0 +1,126 @@
+"""The protocol fault: its checks without a cluster; on a real cluster, each action hits one
+EndTxn of a transactional producer on each client, and a fault on every broker's client link
+hits each of the three."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.cluster.kafka import KafkaCluster
+from harness.faults import Brokers, Step, TxnCoordinator
+from harness.faults.kinds.protocol import apis, protocol
+from harness.runner import run_variant
+from harness.scenario import Scenario, Variant, on_client
+from harness.verdict.judge import FORBIDDEN
+from harness.workloads.clients import CLIENTS
+from harness.workloads.producer import ProducerWorkload
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"api": "NoSuchApi", "action": "drop"}, "unknown Kafka API"),
+        ({"api": "EndTxn", "action": "explode"}, "unknown protocol action"),
+        ({"api": "EndTxn", "action": "hold"}, "duration_ms"),
+        ({"api": "Produce", "action": "error", "error": "NOT_COORDINATOR"}, "no top-level error code"),
+        ({"api": "EndTxn", "action": "error", "error": "NO_SUCH_ERROR"}, "unknown Kafka error"),
+        ({"api": "Fetch", "action": "drop", "transactional_id": "x"}, "name no transactional_id"),
+        ({"api": "EndTxn", "action": "drop", "probability": 0.0}, "probability"),
+    ],
+)
+def test_a_fault_the_toxics_cannot_do_is_refused_when_written(kwargs: dict[str, Any], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        protocol(Brokers(), **kwargs)
+
+
+def test_an_error_is_named_and_sent_as_its_code() -> None:
+    spec = protocol(Brokers(), "EndTxn", "error", error="NOT_COORDINATOR")
+    assert spec.params["error_code"] == 16
+    assert spec.direction == "both"  # the answer is changed on the way back
+    assert protocol(Brokers(), "EndTxn", "cut_after").direction == "to_broker"
+
+
+def test_the_api_table_knows_the_transactional_apis() -> None:
+    table = apis()
+    assert {"EndTxn", "AddPartitionsToTxn", "AddOffsetsToTxn", "TxnOffsetCommit", "InitProducerId"} <= set(table)
+    assert table["EndTxn"]["key"] == 26
+
+
+TXN_ID = "protocol-kinds"
+# (at, action, extra arguments): one EndTxn each, in turn, on the coordinator's client link.
+ACTIONS = [
+    (2.0, "hold", {"duration_ms": 1500}),
+    (5.0, "drop", {}),
+    (10.0, "cut_after", {}),
+    (13.0, "delay_response", {"duration_ms": 1000}),
+    (16.0, "error", {"error": "NOT_COORDINATOR"}),
+]
+
+
+def each_action_once(topic: str) -> list[Step]:
+    coordinator = TxnCoordinator(f"{TXN_ID}-{topic}")
+    return [Step(at, protocol(coordinator, "EndTxn", action, **extra), duration_s=2.5) for at, action, extra in ACTIONS]
+
+
+SCENARIO = Scenario(
+    id="protocol-actions",
+    title="every protocol action on one EndTxn",
+    story="",
+    workload=ProducerWorkload(
+        count=2000,
+        rate_per_s=100,
+        txn_size=10,
+        config={"transactional.id": TXN_ID, "socket.timeout.ms": 3000, "message.timeout.ms": 60_000},
+    ),
+    schedule=each_action_once,
+    control=Variant("control", {}, expect={}),
+    guarantee=Variant("guarantee", {}, expect={a: FORBIDDEN for a in ("lost", "duplicate", "torn_transaction")}),
+)
+
+
+@pytest.mark.parametrize("client", CLIENTS)
+def test_each_action_hits_one_end_txn_and_the_transactions_stay_whole(
+    cluster: KafkaCluster, tmp_path: Path, client: str
+) -> None:
+    scenario = on_client(SCENARIO, client)
+    verdict = run_variant(cluster, scenario, scenario.guarantee, tmp_path)
+    assert verdict.passed, verdict.reasons
+    faults = verdict.context["faults"]
+    assert [f["params"]["action"] for f in faults] == [a for _, a, _ in ACTIONS]
+    for fault in faults:
+        (hit,) = fault["hits"]
+        assert hit["api"] == "EndTxn" and hit["committed"] is True, hit
+        assert hit["transactional_id"].startswith(TXN_ID) and hit["broker"] == fault["brokers"][0]
+        action = fault["params"]["action"]
+        if action == "hold":
+            assert hit["delivered_at"] - hit["at"] >= 1.4
+        if action == "cut_after":
+            assert hit["closed_at"] >= hit["at"]
+        if action == "delay_response":
+            assert hit["delivered_at"] - hit["responded_at"] >= 0.9
+        if action == "error":
+            assert hit["broker_error_code"] == 0  # the commit went through; the client was told otherwise
+    assert not verdict.context["fault_errors"]
+
+
+def test_a_fault_on_every_broker_hits_each_broker(cluster: KafkaCluster, tmp_path: Path) -> None:
+    def delay_produce_answers(topic: str) -> list[Step]:
+        return [Step(1.0, protocol(Brokers(), "Produce", "delay_response", duration_ms=300), duration_s=4.0)]
+
+    scenario = Scenario(
+        id="protocol-brokers",
+        title="a Produce answer delayed on each broker",
+        story="",
+        workload=ProducerWorkload(count=600, rate_per_s=150, partitions=3, keys=30, config={"linger.ms": 5}),
+        schedule=delay_produce_answers,
+        control=Variant("control", {}, expect={}),
+        guarantee=Variant("guarantee", {}, expect={"lost": FORBIDDEN}),
+    )
+    verdict = run_variant(cluster, scenario, scenario.guarantee, tmp_path)
+    assert verdict.passed, verdict.reasons
+    (fault,) = verdict.context["faults"]
+    assert sorted(h["broker"] for h in fault["hits"]) == [1, 2, 3]
+    assert all(h["api"] == "Produce" and h["delivered_at"] - h["responded_at"] >= 0.25 for h in fault["hits"])
