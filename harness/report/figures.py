@@ -25,6 +25,7 @@ _FAULT_FILL = "rgba(214, 39, 40, 0.13)"
 _FAULT_BAR = "rgba(214, 39, 40, 0.55)"
 _GAP = "rgba(255, 127, 14, 0.8)"
 _STALL = "rgba(148, 103, 189, 0.75)"
+_HIT = "rgba(120, 20, 20, 0.95)"
 _BATCH = "rgba(23, 190, 207, 0.8)"
 _PALETTE = ("#1f77b4", "#2ca02c", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#9467bd")
 _MARK_COLOURS = ("#d62728", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf")
@@ -184,6 +185,39 @@ def _bar(
     )
 
 
+def _hits(fig: go.Figure, hits: list[Span], fault_lane: dict[str, str]) -> None:
+    """A protocol fault's requests in its lane: a cross when acted on, a line while held."""
+    if not hits:
+        return
+    held_x: list[float | None] = []
+    held_y: list[str | None] = []
+    for h in hits:
+        if h.seconds > 0:
+            held_x += [h.start, h.end, None]
+            held_y += [fault_lane[h.label], fault_lane[h.label], None]
+    if held_x:
+        fig.add_trace(
+            go.Scatter(
+                x=held_x, y=held_y, mode="lines", line={"color": _HIT, "width": 3}, name="held", hoverinfo="skip"
+            ),
+            row=2,
+            col=1,
+        )
+    fig.add_trace(
+        go.Scatter(
+            x=[h.start for h in hits],
+            y=[fault_lane[h.label] for h in hits],
+            mode="markers",
+            marker={"symbol": "x", "size": 9, "color": _HIT},
+            name="requests hit",
+            hovertext=[f"{h.detail}<br>{h.start:.3f}s → {h.end:.3f}s" for h in hits],
+            hoverinfo="text",
+        ),
+        row=2,
+        col=1,
+    )
+
+
 def _events(fig: go.Figure, tl: Timeline, lanes: list[str]) -> None:
     distinct = _distinct(tl)
     fault_lane = {f.label: lanes[i] for i, f in enumerate(distinct)}
@@ -204,6 +238,7 @@ def _events(fig: go.Figure, tl: Timeline, lanes: list[str]) -> None:
             row=2,
             col=1,
         )
+    _hits(fig, tl.hits, fault_lane)
     for f in distinct:
         fig.add_annotation(
             x=f.start,

@@ -6,7 +6,8 @@
   outstanding and got no acknowledgement (it was sending, nothing came back);
 - **incarnations**: each app process's life, with how it ended;
 - **faults**: each injected fault's interval, labelled with its kind, what it hit
-  (brokers or app), listener and direction;
+  (brokers or app), listener and direction; a protocol fault's **hits**, each request it
+  acted on from its time to when it (or its answer) went on, or its connection was closed;
 - **marks**: each anomalous record's send time (its first ``invoke``) and, where it was
   acknowledged, its store time (its ``ok``);
 - **stalls** (the LSO probe's ``read_committed`` stalls) and Spark **micro-batches**;
@@ -103,6 +104,7 @@ class Timeline:
     unavailable: dict[str, list[Span]] = field(default_factory=dict)
     lives: list[Life] = field(default_factory=list)
     faults: list[Span] = field(default_factory=list)
+    hits: list[Span] = field(default_factory=list)  # requests a protocol fault acted on, labelled by their fault
     marks: dict[str, Marks] = field(default_factory=dict)
     stalls: list[Span] = field(default_factory=list)
     batches: list[Span] = field(default_factory=list)
@@ -206,16 +208,39 @@ def fault_spans(records: list[dict[str, Any]], t0: float, end: float) -> list[Sp
     return spans
 
 
+def protocol_hits(records: list[dict[str, Any]], t0: float) -> list[Span]:
+    """Each request a protocol fault acted on: from when its head passed to when it, or its
+    answer, went on (a hold, a delay) or its connection was closed (a cut); in its fault's lane."""
+    hits = []
+    for r in records:
+        for h in r.get("hits") or []:
+            end = h.get("delivered_at") or h.get("closed_at") or h["at"]
+            what = [f"{h['action']} {h['api']} v{h['version']} #{h['correlation_id']} from {h['client_id']}"]
+            what.append(f"connection {h['connection']} to broker {h.get('broker', '?')}")
+            if h.get("transactional_id"):
+                what.append(f"transactional.id {h['transactional_id']}")
+            if h.get("committed") is not None:
+                what.append("commit" if h["committed"] else "abort")
+            if h.get("broker_error_code") is not None:
+                what.append(f"broker answered error code {h['broker_error_code']}")
+            if h.get("client_closed"):
+                what.append("the client had closed the connection when it went on")
+            hits.append(Span(h["at"] - t0, end - t0, fault_label(r), "<br>".join(what)))
+    return hits
+
+
 def fault_label(r: dict[str, Any]) -> str:
-    """``blackhole leader of t-0 → broker 3, client (from_broker)``: kind, target resolved,
-    and for a link fault its listeners and direction."""
+    """``blackhole leader of t-0 → broker 3, client (from_broker)``: kind (a protocol fault's
+    with its action and API), target resolved, and for a link fault its listeners and direction."""
+    params = r.get("params") or {}
+    kind = " ".join([r["fault"], *(str(params[k]) for k in ("action", "api") if k in params)])
     target = r["target"]
     brokers = r.get("brokers") or []
     if brokers:
         target += f" → broker{'s' if len(brokers) > 1 else ''} {', '.join(map(str, brokers))}"
     link = _kind_flag(r, "on_links")
     where = f", {'+'.join(r.get('listeners', []))} ({r.get('direction', 'both')})" if link else ""
-    return f"{r['fault']} {target}{where}"
+    return f"{kind} {target}{where}"
 
 
 def _kind_flag(record: dict[str, Any], flag: str) -> bool:
@@ -251,7 +276,8 @@ def timeline(side: Side) -> Timeline:
     ends += [float(ledgers.time_s.max() - t0)] if len(ledgers.time_s) else []
     ends += [life.end for life in lives if life.end is not None]
     end = max(ends, default=0.0)
-    tl = Timeline(t0, end, lives=lives, faults=fault_spans(ctx.get("faults", []), t0, end))
+    records = ctx.get("faults", [])
+    tl = Timeline(t0, end, lives=lives, faults=fault_spans(records, t0, end), hits=protocol_hits(records, t0))
     for i, app in enumerate(ledgers.apps):
         tl.rates[app] = rate(ledgers, i, t0, end)
         app_ends = {life.incarnation: life.end for life in lives if life.app == app and life.end is not None}
