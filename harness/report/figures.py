@@ -11,6 +11,7 @@ shaded across all panels.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import plotly.graph_objects as go
@@ -203,14 +204,24 @@ def _hits(fig: go.Figure, hits: list[Span], fault_lane: dict[str, str]) -> None:
             row=2,
             col=1,
         )
+    hover = [f"{h.detail}<br>{h.start:.3f}s → {h.end:.3f}s" for h in hits]
+    _points(
+        fig, hits, [fault_lane[h.label] for h in hits], {"symbol": "x", "size": 9, "color": _HIT}, "requests hit", hover
+    )
+
+
+def _points(
+    fig: go.Figure, spans: list[Span], lanes: list[str], marker: dict[str, Any], name: str, hover: list[str]
+) -> None:
+    """Markers at the spans' starts in the events panel, ``lanes[i]`` the lane of ``spans[i]``."""
     fig.add_trace(
         go.Scatter(
-            x=[h.start for h in hits],
-            y=[fault_lane[h.label] for h in hits],
+            x=[s.start for s in spans],
+            y=lanes,
             mode="markers",
-            marker={"symbol": "x", "size": 9, "color": _HIT},
-            name="requests hit",
-            hovertext=[f"{h.detail}<br>{h.start:.3f}s → {h.end:.3f}s" for h in hits],
+            marker=marker,
+            name=name,
+            hovertext=hover,
             hoverinfo="text",
         ),
         row=2,
@@ -225,19 +236,9 @@ def _events(fig: go.Figure, tl: Timeline, lanes: list[str]) -> None:
     _bar(fig, lasting, [fault_lane[f.label] for f in lasting], _FAULT_BAR, "faults")
     instants = [f for f in tl.faults if f.seconds == 0]
     if instants:
-        fig.add_trace(
-            go.Scatter(
-                x=[f.start for f in instants],
-                y=[fault_lane[f.label] for f in instants],
-                mode="markers",
-                marker={"symbol": "star", "size": 11, "color": _FAULT_BAR},
-                name="operations",
-                hovertext=[f"{f.label} at {f.start:.2f}s" for f in instants],
-                hoverinfo="text",
-            ),
-            row=2,
-            col=1,
-        )
+        star = {"symbol": "star", "size": 11, "color": _FAULT_BAR}
+        hover = [f"{f.label} at {f.start:.2f}s" for f in instants]
+        _points(fig, instants, [fault_lane[f.label] for f in instants], star, "operations", hover)
     _hits(fig, tl.hits, fault_lane)
     for f in distinct:
         fig.add_annotation(
