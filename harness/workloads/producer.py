@@ -49,6 +49,10 @@ class ProducerWorkload:
     txn_size: int = 10  # used when the config has a transactional.id
     abort_every: int = 0
     duplicate_every: int = 0  # an application bug: produce() every n-th record twice
+    # What the app does when a commit fails with a retriable error: "retry" (as the clients'
+    # docs say) or "resend" (an application bug: the records again, from a fresh producer).
+    on_commit_error: str = "retry"
+    commit_timeout_s: float = 60.0
     user: str = ""  # the producer's SASL login on a secured cluster; "": the harness's own
     hijacker: Hijacker | None = None
     client: str = clients.LIBRDKAFKA  # or clients.JAVA
@@ -124,6 +128,8 @@ def producer_spec(
                 txn_size=w.txn_size,
                 abort_every=w.abort_every,
                 duplicate_every=w.duplicate_every,
+                on_commit_error=w.on_commit_error,
+                commit_timeout_s=w.commit_timeout_s,
                 resume=producer_resume(earlier, session, "transactional.id" in config),
                 login=login,
             )

@@ -88,8 +88,3 @@ func (s *Splitter) Pending() []byte {
 	s.head = nil
 	return head
 }
-
-// AtFrameEnd says whether the last piece handed over ended a frame.
-func (s *Splitter) AtFrameEnd() bool {
-	return s.remaining == 0 && len(s.head) == 0
-}

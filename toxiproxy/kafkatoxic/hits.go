@@ -21,10 +21,10 @@ type Hit struct {
 	// connection by then (the late copy reached a broker the client no longer listened to).
 	DeliveredAt  *float64 `json:"delivered_at,omitempty"`
 	ClientClosed *bool    `json:"client_closed,omitempty"`
-	// cut_after: when the connection was closed behind the request.
+	// cut_after: when the connection was closed in place of the answer.
 	ClosedAt *float64 `json:"closed_at,omitempty"`
-	// delay_response and error: when the broker's answer came back, and the error code the
-	// broker gave (before an error fault replaced it).
+	// cut_after, delay_response and error: when the broker's answer came back, and the error
+	// code the broker gave (before an error fault replaced it).
 	RespondedAt   *float64 `json:"responded_at,omitempty"`
 	BrokerErrCode *int16   `json:"broker_error_code,omitempty"`
 }

@@ -16,7 +16,7 @@ import (
 const (
 	Hold          = "hold"           // keep the request (and what follows it) from the broker for duration_ms
 	Drop          = "drop"           // swallow it and everything after it on that connection
-	CutAfter      = "cut_after"      // let it through, then close the connection before any answer
+	CutAfter      = "cut_after"      // let it through; close the connection when its answer comes, instead of it
 	DelayResponse = "delay_response" // let it through; its answer reaches the client duration_ms late
 	Error         = "error"          // let it through; its answer carries error_code instead of the broker's
 )
@@ -162,10 +162,7 @@ func (t *RequestToxic) decide(s *requestState, piece []byte) {
 		})
 	case Drop:
 		s.dropping = true
-	case CutAfter:
-		s.cutAfter = true
-		s.onClose = func() { t.closed(index) }
-	case DelayResponse, Error:
+	case CutAfter, DelayResponse, Error:
 		t.outstanding++
 		token := issueToken(answer{correlationID: h.CorrelationID, toxic: t, hit: index, api: t.api, version: h.Version})
 		kafkaproto.SetCorrelation(piece, kafkaproto.RequestCorrelationAt, token)
@@ -197,11 +194,13 @@ func (t *RequestToxic) delivered(hit int, clientClosed bool) {
 	t.outstanding--
 }
 
+// closed records that the connection was closed in place of a hit's answer.
 func (t *RequestToxic) closed(hit int) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	now := unixNow()
 	t.hits[hit].ClosedAt = &now
+	t.outstanding--
 }
 
 func init() {

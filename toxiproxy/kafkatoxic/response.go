@@ -10,7 +10,7 @@ import (
 )
 
 // ResponseToxic sits on the stream back to the client, beside a kafka_request toxic whose
-// action is delay_response or error. It acts only on answers to the requests that toxic
+// action needs the answer: cut_after, delay_response or error. It acts only on answers to the requests that toxic
 // tagged (tokens.go) and passes everything else through; it has no attributes.
 type ResponseToxic struct{}
 
@@ -26,8 +26,9 @@ func (t *ResponseToxic) Cleanup(stub *toxics.ToxicStub) {
 	cleanup(stub, stub.State.(*valve))
 }
 
-// actOnAnswer gives a tagged response its client's correlation id back, then holds it or replaces
-// its error code, as the request's fault says.
+// actOnAnswer acts on a tagged response as its request's fault says: it closes the connection in
+// its place (cut_after: the broker has carried the request out, the client never learns it), or
+// gives it its client's correlation id back and holds it or replaces its error code.
 func actOnAnswer(v *valve, piece []byte) {
 	if len(piece) < kafkaproto.ResponseCorrelationAt+4 {
 		return
@@ -46,6 +47,9 @@ func actOnAnswer(v *valve, piece []byte) {
 	a.toxic.responded(a.hit, brokerCode)
 	cfg := a.toxic.config()
 	switch cfg.Action {
+	case CutAfter:
+		v.dropping, v.closing = true, true
+		a.toxic.closed(a.hit)
 	case DelayResponse:
 		v.hold(time.Duration(cfg.DurationMs)*time.Millisecond, func(clientClosed bool) {
 			a.toxic.delivered(a.hit, clientClosed)

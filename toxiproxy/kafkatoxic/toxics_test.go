@@ -153,42 +153,47 @@ func TestDropSwallowsTheRequestAndTheRestOfTheConnection(t *testing.T) {
 	}
 }
 
-func TestCutAfterDeliversTheRequestThenCloses(t *testing.T) {
-	toxic := requestToxic(t, `{"api": "EndTxn", "action": "cut_after"}`)
-	l := run(t, toxic)
-	request := endTxn(t).Request
-	l.send(metadata(t), request[:20], cat(request[20:], metadata(t)))
-	got, closed := l.collect(300 * time.Millisecond)
-	if !bytes.Equal(got, cat(metadata(t), request)) || !closed {
-		t.Fatalf("passed %d bytes (closed %v): want up to the end of the EndTxn, then closed", len(got), closed)
-	}
-	if _, _, hits := state(t, toxic); hits[0].ClosedAt == nil {
-		t.Fatal("the hit does not say when the connection was closed")
-	}
-}
-
 // exchangeThrough sends a recorded EndTxn through a request toxic and its answer, as the broker
-// echoes the correlation id it got, into a response toxic; returns the response link.
-func exchangeThrough(t *testing.T, toxic *RequestToxic) (*link, recordedtest.Exchange) {
+// echoes the correlation id it got, into a response toxic, with “before“ and “after“ around
+// the answer on the same connection; returns the response link.
+func exchangeThrough(t *testing.T, toxic *RequestToxic, before, after []byte) (*link, recordedtest.Exchange) {
 	requests, responses := run(t, toxic), run(t, new(ResponseToxic))
 	exchange := endTxn(t)
 	requests.send(exchange.Request)
 	sent, _ := requests.collect(100 * time.Millisecond)
+	if !bytes.Equal(sent[kafkaproto.RequestCorrelationAt+4:], exchange.Request[kafkaproto.RequestCorrelationAt+4:]) {
+		t.Fatal("the request was changed beyond its correlation id")
+	}
 	token := kafkaproto.Correlation(sent, kafkaproto.RequestCorrelationAt)
 	if token >= 0 {
 		t.Fatalf("the request kept a client correlation id: %d", token)
 	}
 	answer := append([]byte{}, exchange.Response...)
 	kafkaproto.SetCorrelation(answer, kafkaproto.ResponseCorrelationAt, token)
-	responses.send(answer)
+	responses.send(cat(before, answer, after))
 	return responses, exchange
+}
+
+// cut_after lets the request through and closes the connection where its answer comes back:
+// the broker carried it out, the client never hears. Answers before it still arrive.
+func TestCutAfterClosesInPlaceOfTheAnswer(t *testing.T) {
+	toxic := requestToxic(t, `{"api": "EndTxn", "action": "cut_after"}`)
+	earlier := recordedtest.Find(t, "librdkafka", "Metadata", 12).Response
+	responses, _ := exchangeThrough(t, toxic, earlier, earlier)
+	got, closed := responses.collect(200 * time.Millisecond)
+	if !bytes.Equal(got, earlier) || !closed {
+		t.Fatalf("passed %d bytes (closed %v): want only the answer before it, then closed", len(got), closed)
+	}
+	if _, pending, hits := state(t, toxic); pending != 0 || hits[0].ClosedAt == nil || hits[0].RespondedAt == nil {
+		t.Fatalf("pending %d, hit %+v", pending, hits[0])
+	}
 }
 
 // The request travels with a token; on the way back the response toxic restores the client's
 // correlation id and holds the answer.
 func TestDelayResponseHoldsTheAnswer(t *testing.T) {
 	toxic := requestToxic(t, `{"api": "EndTxn", "action": "delay_response", "duration_ms": 250}`)
-	responses, exchange := exchangeThrough(t, toxic)
+	responses, exchange := exchangeThrough(t, toxic, nil, nil)
 	if early, _ := responses.collect(120 * time.Millisecond); len(early) != 0 {
 		t.Fatal("the answer was not held")
 	}
@@ -203,7 +208,7 @@ func TestDelayResponseHoldsTheAnswer(t *testing.T) {
 
 func TestErrorReplacesTheBrokersCode(t *testing.T) {
 	toxic := requestToxic(t, `{"api": "EndTxn", "action": "error", "error_code": 51}`)
-	responses, exchange := exchangeThrough(t, toxic)
+	responses, exchange := exchangeThrough(t, toxic, nil, nil)
 	got, _ := responses.collect(100 * time.Millisecond)
 	api, _ := kafkaproto.Lookup("EndTxn")
 	at := kafkaproto.ResponseErrorAt(api, exchange.Version, got)

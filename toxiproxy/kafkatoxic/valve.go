@@ -22,8 +22,6 @@ type valve struct {
 	holdUntil time.Time
 	onRelease func(clientClosed bool) // told when a hold ends
 	dropping  bool                    // everything from here on is swallowed
-	cutAfter  bool                    // close once the current frame has passed
-	onClose   func()                  // told when a cut closes the connection
 	closing   bool                    // close once out is written
 	closed    bool
 	inputDone bool // the sender closed its side
@@ -48,9 +46,6 @@ func (v *valve) route(piece []byte, at time.Time) {
 		v.held = append(v.held, c)
 	default:
 		v.out = append(v.out, c)
-		if v.cutAfter && v.frames.AtFrameEnd() {
-			v.closing = true
-		}
 	}
 }
 
@@ -92,9 +87,6 @@ func pipe(stub *toxics.ToxicStub, v *valve, decide decider) {
 		if v.closing || (v.inputDone && !v.holding) {
 			stub.Close()
 			v.closed = true
-			if v.closing && v.onClose != nil {
-				v.onClose()
-			}
 			continue
 		}
 		if !v.wait(stub, decide) {
@@ -126,7 +118,7 @@ func (v *valve) wait(stub *toxics.ToxicStub, decide decider) bool {
 			return true
 		}
 		v.frames.Feed(c.Data, func(piece []byte, start bool) {
-			if start && !v.dropping && !v.holding && !v.cutAfter {
+			if start && !v.dropping && !v.holding && !v.closing {
 				decide(v, piece)
 			}
 			v.route(piece, c.Timestamp)

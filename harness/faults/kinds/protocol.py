@@ -4,15 +4,16 @@ target's links.
 The work is done inside Toxiproxy by the harness's own toxics (Go, ``toxiproxy/kafkatoxic``),
 which read Kafka's framing: ``kafka_request`` on the stream towards the broker matches
 requests by API key (and, optionally, transactional.id, group id or client id) and acts on
-those its trigger picks; ``kafka_response`` on the stream back restores and acts on the
-answers a ``delay_response`` or ``error`` fault tagged. Actions:
+those its trigger picks; ``kafka_response`` on the stream back acts on the answers to the
+requests a ``cut_after``, ``delay_response`` or ``error`` fault tagged. Actions:
 
 - ``hold``: the request, and everything after it on that connection (TCP keeps order), waits
   ``duration_ms`` before it reaches the broker, even if the client closed the connection
   meanwhile (a late copy);
 - ``drop``: the request and everything after it on that connection vanish (the client times out);
-- ``cut_after``: the request reaches the broker, then the connection is closed before any
-  answer (the client cannot know whether it took effect);
+- ``cut_after``: the request reaches the broker; the connection is closed where its answer
+  comes back, so the broker carried it out and the client never hears (it cannot know whether
+  it took effect);
 - ``delay_response``: the broker answers at once; the client sees the answer ``duration_ms`` late;
 - ``error``: the broker processes the request; the client sees ``error`` (a Kafka error
   name, e.g. ``NOT_COORDINATOR``) in the answer's top-level error code.
@@ -43,8 +44,8 @@ from harness.faults.kinds.base import PROTOCOL, Context, FaultKind, Heal
 from harness.faults.roles import Target
 from harness.faults.specs import FaultSpec, Listeners, on_links
 
-REQUEST_ACTIONS = ("hold", "drop", "cut_after")
-RESPONSE_ACTIONS = ("delay_response", "error")
+REQUEST_ACTIONS = ("hold", "drop")
+RESPONSE_ACTIONS = ("cut_after", "delay_response", "error")
 ACTIONS = REQUEST_ACTIONS + RESPONSE_ACTIONS
 # Beyond the longest hold, how long a heal waits for what is held to go on.
 _HEAL_SLACK_S = 10.0

@@ -4,7 +4,9 @@ Run as ``python -m harness.workloads.apps.producer SPEC.json`` so that killing i
 The spec (``ProducerSpec``) carries the librdkafka configuration under test verbatim. With
 a ``transactional.id`` in that configuration it sends in transactions of ``txn_size``
 records (or fewer: with ``txn_ms``, a transaction also ends once it has been open that long)
-and aborts every ``abort_every``-th one on purpose. A restarted app (an
+and aborts every ``abort_every``-th one on purpose; a commit that fails with a retriable error is
+asked again, or, with ``on_commit_error="resend"`` (an application bug), taken for not done: its
+records are sent again by a fresh producer. A restarted app (an
 incarnation after the first) resumes as the harness planned it (``resume``; see
 ``harness.workloads.resume``).
 
@@ -67,6 +69,12 @@ class ProducerSpec:
     txn_ms: float = 0  # with a transactional.id: also end a transaction once open this long (0: by size only)
     abort_every: int = 0  # with a transactional.id: abort every n-th transaction (0: never)
     duplicate_every: int = 0  # an application bug: produce() every n-th record twice (0: never)
+    # With a transactional.id, what the app does when a commit fails with a retriable error (a
+    # timeout: the outcome is open): "retry" asks again, as the clients' documentation says;
+    # "resend" is an application bug: it takes the commit for not done and sends the
+    # transaction's records again from a fresh producer.
+    on_commit_error: str = "retry"
+    commit_timeout_s: float = 60.0  # each commit_transaction call's timeout
     flush_timeout_s: float = 120.0
     # A restarted app's plan (harness.workloads.resume.producer_resume); None on a first start.
     resume: dict[str, Any] | None = None
@@ -99,10 +107,23 @@ class _Sender:
         self.errors: Counter[str] = Counter()
         self.longest_ack_gap_s = 0.0  # the longest time without any acknowledgement: unavailability
         self.sent = 0
-        self.producer = Producer({"bootstrap.servers": spec.bootstrap_servers, **spec.config, **spec.login})
+        self.producer = self._new_producer()
+        self._retired: list[Producer] = []
         self.started = self._last_ack = time.monotonic()
         self._keys = [f"k{k}" for k in range(spec.keys)]
         self._on_delivery = self._delivered  # one bound method for every record, made once
+
+    def _new_producer(self) -> Producer:
+        spec = self.spec
+        return Producer({"bootstrap.servers": spec.bootstrap_servers, **spec.config, **spec.login})
+
+    def reopen(self) -> None:
+        """A fresh producer with the same transactional.id, initialised: it fences the old one,
+        whose open transaction the coordinator finishes first. The old one is kept, not
+        destroyed: librdkafka's destroy would wait for its requests still being retried."""
+        self._retired.append(self.producer)
+        self.producer = self._new_producer()
+        self.producer.init_transactions(INIT_TRANSACTIONS_TIMEOUT_S)
 
     def _delivered(self, err: KafkaError | None, msg: Message) -> None:
         # Once per record: kept to the least work. The record's id is read back from its value
@@ -243,21 +264,32 @@ def run(spec: ProducerSpec) -> dict[str, Any]:
 
 
 def _run_transactions(spec: ProducerSpec, sender: _Sender, seqs: list[int], first_txn: int) -> None:
-    p, ledger = sender.producer, sender.ledger
+    ledger = sender.ledger
+    resend = spec.on_commit_error == "resend"
     done, txn = 0, first_txn
     while done < len(seqs):
-        p.begin_transaction()
+        sender.producer.begin_transaction()
         ledger.txn("begin", spec.session, txn)
         until = time.monotonic() + spec.txn_ms / 1000 if spec.txn_ms else math.inf
         try:
-            done += sender.send(seqs[done : done + spec.txn_size], txn, until)
+            sent = sender.send(seqs[done : done + spec.txn_size], txn, until)
         except KafkaException as exc:
             # The transaction failed under its sends: the rest of its records are not sent (as in
             # the Java app); its end finds the failure and aborts it, or says it is fatal.
             if exc.args[0].code() != KafkaError._STATE:
                 raise
-            done += min(spec.txn_size, len(seqs) - done)
-        end_transaction(p, ledger, spec.session, txn, aborts_on_purpose(spec.abort_every, txn))
+            sent = min(spec.txn_size, len(seqs) - done)
+        abort = aborts_on_purpose(spec.abort_every, txn)
+        try:
+            attempts = 1 if resend else 5
+            end_transaction(
+                sender.producer, ledger, spec.session, txn, abort, timeout_s=spec.commit_timeout_s, attempts=attempts
+            )
+            done += sent
+        except KafkaException as exc:
+            if not resend or fenced(exc.args[0]):
+                raise
+            sender.reopen()  # the bug: the records go again, in the next transaction
         txn += 1
 
 

@@ -39,39 +39,42 @@ def end_transaction(
     txn: int,
     abort: bool,
     before_end: Callable[[], None] = lambda: None,
+    timeout_s: float = 60,
+    attempts: int = 5,
 ) -> str:
-    """Run ``before_end`` (e.g. adding consumer offsets), then commit or abort ``txn``."""
+    """Run ``before_end`` (e.g. adding consumer offsets), then commit or abort ``txn``: each call
+    given ``timeout_s``, and asked ``attempts`` times while the error is retriable."""
     try:
         before_end()
         if abort:
             # Written first, then aborted: an abort with records still queued would purge
             # them locally and the log would never hold anything to hide.
             producer.flush(60)
-            _until_answered(producer.abort_transaction)
+            _until_answered(producer.abort_transaction, timeout_s, attempts)
             ledger.txn("aborted", session, txn, "on purpose")
             return ABORTED
         ledger.txn("commit", session, txn)
-        _until_answered(producer.commit_transaction)
+        _until_answered(producer.commit_transaction, timeout_s, attempts)
         ledger.txn("committed", session, txn)
         return COMMITTED
     except KafkaException as exc:
         err = exc.args[0]
         if err.txn_requires_abort():
-            _until_answered(producer.abort_transaction)
+            _until_answered(producer.abort_transaction, timeout_s, attempts)
             ledger.txn("aborted", session, txn, err.name())
             return ABORTED
         ledger.txn("unknown", session, txn, err.name())
         raise
 
 
-def _until_answered(end: Callable[[float], None], attempts: int = 5) -> None:
+def _until_answered(end: Callable[[float], None], timeout_s: float, attempts: int) -> None:
     """Commit or abort, asking again while librdkafka says the error is retriable (a
     timeout while the coordinator is unreachable): the outcome is still open, and giving
     up would leave the transaction hanging until its timeout."""
     for attempt in range(attempts):
         try:
-            with bounded(end.__name__, 60):
-                end(60)
+            with bounded(end.__name__, timeout_s):
+                end(timeout_s)
             return
         except KafkaException as exc:
             if not exc.args[0].retriable() or attempt == attempts - 1:

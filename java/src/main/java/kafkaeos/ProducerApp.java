@@ -26,7 +26,10 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * {@code config} is handed to {@code KafkaProducer} as it is: idempotent or not as it says, and with a
  * {@code transactional.id} in transactions of {@code txn_size} records (or fewer: with {@code txn_ms}, a
  * transaction also ends once it has been open that long), every {@code abort_every}-th of them aborted on
- * purpose after its records are written.
+ * purpose after its records are written. A commit that fails with a retriable error (a timeout after
+ * {@code commit_timeout_s}, the producer's max.block.ms unless its config sets one) is asked again, or, with
+ * {@code on_commit_error: "resend"} (an application bug), taken for not done: its records are sent again by a
+ * fresh producer.
  *
  * <p>Resuming after a restart is planned by the harness from the earlier ledgers and given as
  * {@code resume: {resend, in_doubt, next_seq, next_txn}} (absent or null on a first start):
@@ -54,6 +57,7 @@ public final class ProducerApp {
     private final Ledger ledger;
     private final Report report = new Report("ok", "fail", "info", "unfinished");
     private KafkaProducer<byte[], byte[]> producer;
+    private final Properties props = new Properties();
     private long started;
     private int sent;
     // Guarded by this: the client's I/O thread completes sends while the main thread makes them.
@@ -83,8 +87,8 @@ public final class ProducerApp {
     }
 
     private int run() throws InterruptedException {
-        Properties props = new Properties();
         props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, spec.bootstrapServers);
+        props.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, String.valueOf((long) (spec.commitTimeoutS * 1000)));
         props.putAll(Spec.properties(spec.config));
         props.putAll(Spec.properties(spec.login));
         String transactionalId = props.getProperty(ProducerConfig.TRANSACTIONAL_ID_CONFIG);
@@ -119,7 +123,7 @@ public final class ProducerApp {
                 report.count("unfinished", unfinished);
                 producer.close(Duration.ofSeconds(unfinished > 0 ? 0 : 30));
             } else {
-                transactions(seqs, resume.nextTxn, new Transactions(producer, ledger, spec.session, blockS));
+                transactions(seqs, resume.nextTxn, blockS);
                 producer.close(Duration.ofSeconds(30));
             }
         } catch (KafkaException | IllegalStateException e) {
@@ -147,7 +151,10 @@ public final class ProducerApp {
     }
 
     /** Transactions of {@code txn_size} records, each ended early once open {@code txn_ms} (when set). */
-    private void transactions(List<Integer> seqs, long firstTxn, Transactions ends) {
+    private void transactions(List<Integer> seqs, long firstTxn, double blockS) {
+        boolean resend = "resend".equals(spec.onCommitError);
+        int attempts = resend ? 1 : Transactions.ATTEMPTS;
+        Transactions ends = new Transactions(producer, ledger, spec.session, blockS, attempts);
         long txn = firstTxn;
         for (int first = 0; first < seqs.size(); txn++) {
             producer.beginTransaction();
@@ -157,8 +164,20 @@ public final class ProducerApp {
             long number = txn;
             int[] sent = new int[1];
             boolean abort = Transactions.abortsOnPurpose(spec.abortEvery, txn);
-            ends.end(txn, abort, () -> sent[0] = send(these, number, until));
-            first += sent[0];
+            try {
+                ends.end(txn, abort, () -> sent[0] = send(these, number, until));
+                first += sent[0];
+            } catch (KafkaException e) {
+                if (!resend || Outcomes.fatal(e)) {
+                    throw e;
+                }
+                // The bug: the records go again, in the next transaction, from a fresh producer whose
+                // initTransactions fences the old one (the coordinator finishes its transaction first).
+                producer.close(Duration.ZERO);
+                producer = new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer());
+                Watchdog.bounded("initTransactions", blockS, producer::initTransactions);
+                ends = new Transactions(producer, ledger, spec.session, blockS, 1);
+            }
         }
     }
 

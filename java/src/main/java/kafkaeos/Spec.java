@@ -64,6 +64,10 @@ final class Spec {
         public double txnMs;
         public int abortEvery;
         public int duplicateEvery;
+        /** "retry" a commit that failed with a retriable error, or "resend" its records from a fresh producer (a bug). */
+        public String onCommitError = "retry";
+        /** How long a commit may block: the producer's max.block.ms, unless its config sets one. */
+        public double commitTimeoutS = 60.0;
         public double flushTimeoutS = 120.0;
         public ProducerResume resume;
     }

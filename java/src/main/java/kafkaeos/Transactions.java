@@ -13,18 +13,23 @@ import org.apache.kafka.common.KafkaException;
 final class Transactions {
     static final String COMMITTED = "committed";
     static final String ABORTED = "aborted";
-    private static final int ATTEMPTS = 5;
+    static final int ATTEMPTS = 5;
     private final Producer<byte[], byte[]> producer;
     private final Ledger ledger;
     private final long session;
     final double blockS;
+    private final int attempts;
 
-    /** {@code blockS}: the producer's max.block.ms, the time a commit or abort may take before it times out. */
-    Transactions(Producer<byte[], byte[]> producer, Ledger ledger, long session, double blockS) {
+    /**
+     * {@code blockS}: the producer's max.block.ms, the time a commit or abort may take before it times out;
+     * {@code attempts}: how often a commit or abort is asked while its error is retriable.
+     */
+    Transactions(Producer<byte[], byte[]> producer, Ledger ledger, long session, double blockS, int attempts) {
         this.producer = producer;
         this.ledger = ledger;
         this.session = session;
         this.blockS = blockS;
+        this.attempts = attempts;
     }
 
     static boolean abortsOnPurpose(int abortEvery, long txn) {
@@ -76,7 +81,7 @@ final class Transactions {
                 Watchdog.bounded(call, blockS, end);
                 return;
             } catch (KafkaException e) {
-                if (!Outcomes.retriable(e) || attempt == ATTEMPTS) {
+                if (!Outcomes.retriable(e) || attempt >= attempts) {
                     throw e;
                 }
             }

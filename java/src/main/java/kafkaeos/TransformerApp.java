@@ -116,7 +116,7 @@ public final class TransformerApp {
             producer = new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer());
             admin = Admin.create(clientConfig(Map.of()));
             double blockS = Double.parseDouble(props.getProperty(ProducerConfig.MAX_BLOCK_MS_CONFIG, "60000")) / 1000;
-            ends = new Transactions(producer, ledger, spec.session, blockS);
+            ends = new Transactions(producer, ledger, spec.session, blockS, Transactions.ATTEMPTS);
             if (transactional) {
                 stage = "init_transactions";
                 Watchdog.bounded("initTransactions", blockS, producer::initTransactions);
