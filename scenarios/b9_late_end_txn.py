@@ -1,65 +1,65 @@
-"""B9 — research: can a late EndTxn, resent over a new connection, end the wrong transaction? (KAFKA-17754)
+"""B9 — a late EndTxn, resent over another connection, ends the next transaction (KAFKA-17754).
 
-Under the original transaction protocol (TV1) the request that ends a transaction (EndTxn)
-names the producer id and epoch but not which transaction it means. Suppose one EndTxn is
-held up on the wire: the client times out, closes that connection, resends the EndTxn over
-a new one, gets its answer and starts the next transaction. When the held copy finally
-reaches the coordinator it finds that next transaction open, with the same id and epoch,
-and ends it early: its later records land outside any transaction (a hanging or torn
-transaction, records lost or read though aborted). Kafka 4.0's protocol TV2 (KIP-890) bumps
-the epoch with every transaction, so the late copy is fenced, but only for a client that
-speaks TV2: Kafka's Java client 4.x does, librdkafka does not (its issue 5423).
+Under the original transaction protocol (TV1) a producer keeps its epoch from one transaction
+to the next, and the request that ends a transaction (EndTxn) names the producer id and epoch
+but not which transaction it means. Suppose one EndTxn is held up on the wire: the client's
+request times out, it closes that connection, resends the EndTxn over a new one, gets its
+answer and begins the next transaction at the same epoch. When the held copy reaches the
+coordinator it finds that next transaction open, with the same id and epoch, and commits it
+there and then: the records sent so far are committed, the rest are refused or left in a
+transaction the client can no longer end (a torn transaction, or records read though the
+app aborted them). Kafka 4.x with transaction protocol 2 (KIP-890) bumps the epoch at every
+transaction's end, so the late copy carries a stale epoch and is refused; only a client that
+speaks TV2 gets that: Kafka's Java client 4.x does, librdkafka does not (its issue 5423: it
+sends EndTxn v0-1 to 4.x brokers too, which answer them with TV1 semantics).
 
-How the race is set up: the topic's one partition is not led by the coordinator's broker,
-so its client link carries the transaction requests alone, and with one partition a
-transaction adds it once, at its start: most requests held are EndTxns. A 3 s latency, on
-half of that link's connections (drawn per connection), holds an EndTxn past the client's
-2 s request timeout while the reconnection it makes may go through at once; the held bytes
-still reach the broker after the client gave up on them. Eight such windows of 3.5 s,
-0.6 s apart.
+Fault: one EndTxn (commit) of the app, the third after the fault starts, is held for 3.5 s on
+its coordinator's client link (protocol fault ``hold``): past the client's 2 s request
+timeout, so the client resends it on a new connection, and into the next transaction, which
+stays open 3 s and keeps sending. The partitions are led off the coordinator, so its link
+carries only the transaction's own requests.
+Control: Kafka 3.9.2 and its Java client (TV1): the next transaction is torn (or read though
+aborted), and the late copy was carried out (answered NONE).
+Guarantee: Kafka 4.4.0 and its Java client (TV2): nothing torn, lost or read though aborted,
+and the late copy was refused as fenced.
 
-Run with ``--client java`` for the Java client on both sides. It makes no pass/fail claim;
-the checker's findings on each side are the result.
-Control: Kafka 3.9.2 (TV1). Guarantee side: Kafka 4.4.0, the harness default (TV2).
+With ``--client librdkafka`` both sides run librdkafka, and the guarantee shows the bug on
+4.4.0 too (the pair fails): librdkafka users are exposed on Kafka 4.x.
 """
 
-from harness.faults import AppSent, Step, TxnCoordinator, latency
+from harness.faults import AppSent, Step, TxnCoordinator
+from harness.faults.kinds.protocol import protocol
 from harness.scenario import Scenario, Variant
-from harness.verdict.judge import ALLOWED
+from harness.verdict.checks import late_copy_answered
+from harness.verdict.judge import FORBIDDEN, ONE_OF
+from harness.workloads.clients import JAVA
 from harness.workloads.producer import PRODUCER, ProducerWorkload
 
 TXN_ID = "b9-app"
 REQUEST_TIMEOUT_MS = 2000
-HELD_MS = 3000  # past the request timeout: the client resends before the held copy arrives
-WINDOWS, WINDOW_S = 8, 3.5
-# Between windows: a transaction or more runs free, so a window opens at any point of one
-# (right after a heal it would always open on the next transaction's first request).
-PAUSE_S = 0.6
-FINDINGS = {a: ALLOWED for a in ("lost", "aborted_read", "torn_transaction", "duplicate", "inconsistent_offset")}
+HELD_MS = 3500  # past the request timeout, and into the next transaction
+TXN_MS = 3000  # each transaction stays open this long, sending all along
 
 
-def late_end_txn_windows(topic: str) -> list[Step]:
+def late_end_txn(topic: str) -> list[Step]:
     # The runner gives the transactional.id the topic as a suffix.
-    hold = latency(TxnCoordinator(f"{TXN_ID}-{topic}"), ms=HELD_MS, direction="to_broker", toxicity=0.5)
-    # From 10 s, once transactions are under way: a window over the client's start would hold
-    # its InitProducerId, whose late copy bumps the epoch and fences the producer itself.
-    started = AppSent(PRODUCER, 150)
-    period = WINDOW_S + PAUSE_S
-    return [
-        Step(10.0 + i * period, hold, WINDOW_S, when=started, when_timeout_s=WINDOWS * period + 60)
-        for i in range(WINDOWS)
-    ]
+    hold = protocol(TxnCoordinator(f"{TXN_ID}-{topic}"), "EndTxn", "hold", duration_ms=HELD_MS, after=3)
+    # Once transactions are under way: a held InitProducerId would fence the producer itself.
+    return [Step(2.0, hold, duration_s=20.0, when=AppSent(PRODUCER, 200))]
 
 
 SCENARIO = Scenario(
     id="B9",
-    title="research: a late EndTxn over another connection (KAFKA-17754), Kafka 3.9 vs 4.x",
+    title="a late EndTxn ends the next transaction (KAFKA-17754): Kafka 3.9 (TV1) vs 4.x (TV2)",
     story=__doc__ or "",
     workload=ProducerWorkload(
-        count=6000,
-        partitions=1,
-        rate_per_s=150,
-        txn_size=10,
+        client=JAVA,
+        count=3000,
+        partitions=2,
+        keys=16,
+        rate_per_s=100,
+        txn_size=100_000,  # transactions end by time (txn_ms)
+        txn_ms=TXN_MS,
         leaders_off_coordinator=True,
         config={
             "transactional.id": TXN_ID,
@@ -67,9 +67,23 @@ SCENARIO = Scenario(
             "message.timeout.ms": 60_000,
         },
     ),
-    schedule=late_end_txn_windows,
-    control=Variant("control", {}, expect=FINDINGS, kafka_version="3.9.2"),
-    guarantee=Variant("guarantee", {}, expect=FINDINGS),
-    research=True,
+    schedule=late_end_txn,
     sides_together=True,  # the control has a cluster of its own (Kafka 3.9)
+    control=Variant(
+        "control",
+        {},
+        kafka_version="3.9.2",
+        expect={"torn_transaction": ONE_OF, "aborted_read": ONE_OF},
+        checks=(late_copy_answered(("NONE",), "the late EndTxn was carried out on the next transaction"),),
+    ),
+    guarantee=Variant(
+        "guarantee",
+        {},
+        expect={a: FORBIDDEN for a in ("torn_transaction", "aborted_read", "lost", "duplicate")},
+        checks=(
+            late_copy_answered(
+                ("PRODUCER_FENCED", "INVALID_PRODUCER_EPOCH"), "TV2 refused the late EndTxn: its epoch was stale"
+            ),
+        ),
+    ),
 )

@@ -47,6 +47,7 @@ class ProducerWorkload:
     partitions: int = 1  # of the topic
     config: dict[str, Any] = field(default_factory=dict)  # shared by both variants
     txn_size: int = 10  # used when the config has a transactional.id
+    txn_ms: float = 0  # ... and a transaction also ends once open this long (0: by size only)
     abort_every: int = 0
     duplicate_every: int = 0  # an application bug: produce() every n-th record twice
     # What the app does when a commit fails with a retriable error: "retry" (as the clients'
@@ -126,6 +127,7 @@ def producer_spec(
                 keys=w.keys,
                 config=config,
                 txn_size=w.txn_size,
+                txn_ms=w.txn_ms,
                 abort_every=w.abort_every,
                 duplicate_every=w.duplicate_every,
                 on_commit_error=w.on_commit_error,

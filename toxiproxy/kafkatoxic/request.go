@@ -75,7 +75,7 @@ type RequestToxic struct {
 	api         *kafkaproto.API
 	trigger     trigger
 	hits        []Hit
-	outstanding int // holds not yet released and answers not yet come back
+	outstanding int // holds not yet released and tagged requests not yet answered
 	connections atomic.Int64
 }
 
@@ -154,20 +154,26 @@ func (t *RequestToxic) decide(s *requestState, piece []byte) {
 	}
 	t.hits = append(t.hits, hit)
 	index := len(t.hits) - 1
-	switch t.cfg.Action {
-	case Hold:
-		t.outstanding++
-		s.hold(time.Duration(t.cfg.DurationMs)*time.Millisecond, func(clientClosed bool) {
-			t.delivered(index, clientClosed)
-		})
-	case Drop:
+	if t.cfg.Action == Drop {
 		s.dropping = true
-	case CutAfter, DelayResponse, Error:
+		return
+	}
+	// Every other action tags the request, so its answer is seen on the way back: the answer
+	// a fault acts on, or, for a hold, what the broker made of the late copy.
+	t.outstanding++
+	token := issueToken(answer{correlationID: h.CorrelationID, toxic: t, hit: index, api: t.api, version: h.Version})
+	kafkaproto.SetCorrelation(piece, kafkaproto.RequestCorrelationAt, token)
+	if t.cfg.Action == Hold {
 		t.outstanding++
-		token := issueToken(answer{correlationID: h.CorrelationID, toxic: t, hit: index, api: t.api, version: h.Version})
-		kafkaproto.SetCorrelation(piece, kafkaproto.RequestCorrelationAt, token)
+		held := time.Duration(t.cfg.DurationMs) * time.Millisecond
+		s.hold(held, func(clientClosed bool) { t.delivered(index, clientClosed) })
+		// A client that gave up has closed its side: the connection stays open for the answer.
+		s.awaiting, s.answerBy = cameBack(token), time.Now().Add(held+answerWait)
 	}
 }
+
+// How long after a late copy went on the connection stays open for the broker's answer to it.
+const answerWait = 5 * time.Second
 
 func matches(want string, fields map[string]any, name string) bool {
 	if want == "" {
@@ -183,6 +189,14 @@ func (t *RequestToxic) responded(hit int, brokerCode *int16) {
 	defer t.mu.Unlock()
 	now := unixNow()
 	t.hits[hit].RespondedAt, t.hits[hit].BrokerErrCode = &now, brokerCode
+	t.outstanding--
+}
+
+// holding notes that an answer is being held (delay_response).
+func (t *RequestToxic) holding() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.outstanding++
 }
 
 // delivered records that what a hit held went on (the request, or the answer to it).
@@ -200,7 +214,6 @@ func (t *RequestToxic) closed(hit int) {
 	defer t.mu.Unlock()
 	now := unixNow()
 	t.hits[hit].ClosedAt = &now
-	t.outstanding--
 }
 
 func init() {

@@ -10,7 +10,7 @@ import (
 )
 
 // ResponseToxic sits on the stream back to the client, beside a kafka_request toxic whose
-// action needs the answer: cut_after, delay_response or error. It acts only on answers to the requests that toxic
+// action needs the answer: all but drop. It acts only on answers to the requests that toxic
 // tagged (tokens.go) and passes everything else through; it has no attributes.
 type ResponseToxic struct{}
 
@@ -28,7 +28,8 @@ func (t *ResponseToxic) Cleanup(stub *toxics.ToxicStub) {
 
 // actOnAnswer acts on a tagged response as its request's fault says: it closes the connection in
 // its place (cut_after: the broker has carried the request out, the client never learns it), or
-// gives it its client's correlation id back and holds it or replaces its error code.
+// gives it its client's correlation id back and holds it (delay_response), replaces its error code
+// (error) or lets it go (hold: the answer to the late copy, recorded).
 func actOnAnswer(v *valve, piece []byte) {
 	if len(piece) < kafkaproto.ResponseCorrelationAt+4 {
 		return
@@ -51,6 +52,7 @@ func actOnAnswer(v *valve, piece []byte) {
 		v.dropping, v.closing = true, true
 		a.toxic.closed(a.hit)
 	case DelayResponse:
+		a.toxic.holding()
 		v.hold(time.Duration(cfg.DurationMs)*time.Millisecond, func(clientClosed bool) {
 			a.toxic.delivered(a.hit, clientClosed)
 		})
@@ -58,7 +60,6 @@ func actOnAnswer(v *valve, piece []byte) {
 		if at >= 0 {
 			kafkaproto.SetErrorCode(piece, at, cfg.ErrorCode)
 		}
-		a.toxic.delivered(a.hit, false)
 	}
 }
 

@@ -18,6 +18,7 @@ type answer struct {
 	hit           int // index in the toxic's hits
 	api           *kafkaproto.API
 	version       int16
+	came          chan struct{} // closed when the answer has come back
 }
 
 var tokens = struct {
@@ -29,6 +30,7 @@ var tokens = struct {
 func issueToken(a answer) int32 {
 	tokens.Lock()
 	defer tokens.Unlock()
+	a.came = make(chan struct{})
 	tokens.next++
 	token := int32(math.MinInt32 + 1 + tokens.next%(1<<30))
 	tokens.pending[token] = a
@@ -43,6 +45,16 @@ func redeemToken(token int32) (answer, bool) {
 	tokens.Lock()
 	defer tokens.Unlock()
 	a, ok := tokens.pending[token]
-	delete(tokens.pending, token)
+	if ok {
+		delete(tokens.pending, token)
+		close(a.came)
+	}
 	return a, ok
+}
+
+// cameBack is closed once the answer a token stands for has come back (nil: not a token of ours).
+func cameBack(token int32) <-chan struct{} {
+	tokens.Lock()
+	defer tokens.Unlock()
+	return tokens.pending[token].came
 }

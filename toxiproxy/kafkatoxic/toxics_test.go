@@ -111,34 +111,48 @@ func TestHoldDelaysTheRequestAndWhatFollows(t *testing.T) {
 	if !bytes.Equal(first, before) {
 		t.Fatalf("before the hold ran out: %d bytes, want the %d before the EndTxn", len(first), len(before))
 	}
-	if _, pending, hits := state(t, toxic); pending != 1 || len(hits) != 1 || hits[0].DeliveredAt != nil {
-		t.Fatalf("while held: pending %d, hits %+v", pending, hits)
+	if _, pending, hits := state(t, toxic); pending != 2 || len(hits) != 1 || hits[0].DeliveredAt != nil {
+		t.Fatalf("while held (the hold and its tagged answer to come): pending %d, hits %+v", pending, hits)
 	}
 	rest, _ := l.collect(400 * time.Millisecond)
-	if !bytes.Equal(rest, cat(held, after)) {
+	if !sameButCorrelation(rest, cat(held, after)) {
 		t.Fatal("held bytes not released in order")
 	}
 	_, pending, hits := state(t, toxic)
-	if pending != 0 || hits[0].DeliveredAt == nil || *hits[0].ClientClosed {
-		t.Fatalf("after release: pending %d, hit %+v", pending, hits[0])
+	if pending != 1 || hits[0].DeliveredAt == nil || *hits[0].ClientClosed {
+		t.Fatalf("after release (its answer still to come): pending %d, hit %+v", pending, hits[0])
 	}
 	if hits[0].API != "EndTxn" || hits[0].TransactionalID == nil || hits[0].Committed == nil {
 		t.Fatalf("hit does not say which request: %+v", hits[0])
 	}
 }
 
-// The client gives up and closes the connection: the late copy still reaches the broker.
+// sameButCorrelation: the bytes are the frames, the first one's correlation id replaced by a token.
+func sameButCorrelation(got, want []byte) bool {
+	at := kafkaproto.RequestCorrelationAt
+	return len(got) == len(want) && bytes.Equal(got[:at], want[:at]) && bytes.Equal(got[at+4:], want[at+4:])
+}
+
+// The client gives up and closes the connection: the late copy still reaches the broker, and the
+// connection stays open until the broker's answer to it is seen (here: at once, as the broker).
 func TestHeldRequestStillArrivesAfterTheClientClosed(t *testing.T) {
 	toxic := requestToxic(t, `{"api": "EndTxn", "action": "hold", "duration_ms": 200}`)
-	l := run(t, toxic)
+	l, answers := run(t, toxic), run(t, new(ResponseToxic))
 	l.send(endTxn(t).Request)
 	close(l.in)
-	got, closed := l.collect(600 * time.Millisecond)
-	if !bytes.Equal(got, endTxn(t).Request) || !closed {
-		t.Fatalf("delivered %d bytes, closed %v", len(got), closed)
+	got, closed := l.collect(400 * time.Millisecond)
+	if !sameButCorrelation(got, endTxn(t).Request) || closed {
+		t.Fatalf("delivered %d bytes, closed %v: want the late copy, the connection open for its answer", len(got), closed)
 	}
-	if _, _, hits := state(t, toxic); !*hits[0].ClientClosed {
-		t.Fatal("the hit does not say the client had closed")
+	answer := append([]byte{}, endTxn(t).Response...)
+	kafkaproto.SetCorrelation(answer, kafkaproto.ResponseCorrelationAt, kafkaproto.Correlation(got, kafkaproto.RequestCorrelationAt))
+	answers.send(answer)
+	if _, closed := l.collect(300 * time.Millisecond); !closed {
+		t.Fatal("not closed once the answer came")
+	}
+	_, pending, hits := state(t, toxic)
+	if pending != 0 || !*hits[0].ClientClosed || hits[0].BrokerErrCode == nil || *hits[0].BrokerErrCode != 0 {
+		t.Fatalf("pending %d, hit %+v: want the answer to the late copy recorded", pending, hits[0])
 	}
 }
 
@@ -154,7 +168,7 @@ func TestDropSwallowsTheRequestAndTheRestOfTheConnection(t *testing.T) {
 }
 
 // exchangeThrough sends a recorded EndTxn through a request toxic and its answer, as the broker
-// echoes the correlation id it got, into a response toxic, with “before“ and “after“ around
+// echoes the correlation id it got, into a response toxic, with before and after around
 // the answer on the same connection; returns the response link.
 func exchangeThrough(t *testing.T, toxic *RequestToxic, before, after []byte) (*link, recordedtest.Exchange) {
 	requests, responses := run(t, toxic), run(t, new(ResponseToxic))
@@ -286,7 +300,7 @@ func TestRemovalReleasesWhatIsHeld(t *testing.T) {
 		t.Fatal("could not interrupt")
 	}
 	toxic.Cleanup(l.stub)
-	if got, _ := l.collect(100 * time.Millisecond); !bytes.Equal(got, cat(endTxn(t).Request, metadata(t))) {
+	if got, _ := l.collect(100 * time.Millisecond); !sameButCorrelation(got, cat(endTxn(t).Request, metadata(t))) {
 		t.Fatal("removal did not release the held bytes in order")
 	}
 }

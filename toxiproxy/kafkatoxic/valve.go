@@ -21,8 +21,12 @@ type valve struct {
 	holding   bool
 	holdUntil time.Time
 	onRelease func(clientClosed bool) // told when a hold ends
-	dropping  bool                    // everything from here on is swallowed
-	closing   bool                    // close once out is written
+	// A tagged request whose answer the toxics want to see: once the sender has closed its side,
+	// the connection is kept open for the answer (closed when it came) until answerBy.
+	awaiting  <-chan struct{}
+	answerBy  time.Time
+	dropping  bool // everything from here on is swallowed
+	closing   bool // close once out is written
 	closed    bool
 	inputDone bool // the sender closed its side
 }
@@ -84,7 +88,7 @@ func pipe(stub *toxics.ToxicStub, v *valve, decide decider) {
 		if !v.flush(stub) {
 			return
 		}
-		if v.closing || (v.inputDone && !v.holding) {
+		if v.closing || (v.inputDone && !v.holding && !v.awaitingAnswer()) {
 			stub.Close()
 			v.closed = true
 			continue
@@ -95,11 +99,29 @@ func pipe(stub *toxics.ToxicStub, v *valve, decide decider) {
 	}
 }
 
-// wait takes the next event: an interrupt (false), a hold falling due, or a chunk.
+func (v *valve) awaitingAnswer() bool {
+	if v.awaiting == nil {
+		return false
+	}
+	select {
+	case <-v.awaiting:
+		v.awaiting = nil
+		return false
+	default:
+		return time.Now().Before(v.answerBy)
+	}
+}
+
+// wait takes the next event: an interrupt (false), a hold falling due, the answer awaited (or
+// the time for it running out), or a chunk.
 func (v *valve) wait(stub *toxics.ToxicStub, decide decider) bool {
 	var due <-chan time.Time
-	if v.holding {
-		timer := time.NewTimer(time.Until(v.holdUntil))
+	if v.holding || v.inputDone {
+		until := v.holdUntil
+		if !v.holding {
+			until = v.answerBy
+		}
+		timer := time.NewTimer(time.Until(until))
 		defer timer.Stop()
 		due = timer.C
 	}
@@ -111,7 +133,10 @@ func (v *valve) wait(stub *toxics.ToxicStub, decide decider) bool {
 	case <-stub.Interrupt:
 		return false
 	case <-due:
-		v.release()
+		if v.holding {
+			v.release()
+		}
+	case <-v.awaiting:
 	case c := <-input:
 		if c == nil {
 			v.inputDone = true

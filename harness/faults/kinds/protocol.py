@@ -4,12 +4,13 @@ target's links.
 The work is done inside Toxiproxy by the harness's own toxics (Go, ``toxiproxy/kafkatoxic``),
 which read Kafka's framing: ``kafka_request`` on the stream towards the broker matches
 requests by API key (and, optionally, transactional.id, group id or client id) and acts on
-those its trigger picks; ``kafka_response`` on the stream back acts on the answers to the
-requests a ``cut_after``, ``delay_response`` or ``error`` fault tagged. Actions:
+those its trigger picks; ``kafka_response`` on the stream back sees the answers to the requests
+it tagged (every action but ``drop`` tags them) and acts on them. Actions:
 
 - ``hold``: the request, and everything after it on that connection (TCP keeps order), waits
   ``duration_ms`` before it reaches the broker, even if the client closed the connection
-  meanwhile (a late copy);
+  meanwhile (a late copy: the connection then stays open for the broker's answer, which the
+  hit records, up to 5 s);
 - ``drop``: the request and everything after it on that connection vanish (the client times out);
 - ``cut_after``: the request reaches the broker; the connection is closed where its answer
   comes back, so the broker carried it out and the client never hears (it cannot know whether
@@ -44,9 +45,10 @@ from harness.faults.kinds.base import PROTOCOL, Context, FaultKind, Heal
 from harness.faults.roles import Target
 from harness.faults.specs import FaultSpec, Listeners, on_links
 
-REQUEST_ACTIONS = ("hold", "drop")
-RESPONSE_ACTIONS = ("cut_after", "delay_response", "error")
-ACTIONS = REQUEST_ACTIONS + RESPONSE_ACTIONS
+ACTIONS = ("hold", "drop", "cut_after", "delay_response", "error")
+# Every action but drop tags the request, so its answer is seen on the way back (by a
+# kafka_response toxic): the answer it acts on, or for a hold what the broker made of the late copy.
+ANSWER_SEEN = ("hold", "cut_after", "delay_response", "error")
 # Beyond the longest hold, how long a heal waits for what is held to go on.
 _HEAL_SLACK_S = 10.0
 
@@ -103,7 +105,7 @@ def protocol(
     params.update({k: v for k, v in (("transactional_id", transactional_id), ("group_id", group_id)) if v})
     if client_id:
         params["client_id"] = client_id
-    direction = "both" if action in RESPONSE_ACTIONS else "to_broker"
+    direction = "both" if action in ANSWER_SEEN else "to_broker"
     return on_links("protocol", target, listener, direction, **params)
 
 
@@ -129,7 +131,7 @@ def start(ctx: Context, spec: FaultSpec, brokers: list[int]) -> Heal:
     answers: list[tuple[str, str]] = []
     requests: list[tuple[str, str]] = []
     try:
-        if spec.params["action"] in RESPONSE_ACTIONS:  # in place before any request is tagged
+        if spec.params["action"] in ANSWER_SEEN:  # in place before any request is tagged
             for proxy in proxies:
                 answers.append((proxy, ctx.toxic_name("protocol", FROM_BROKER)))
                 ctx.proxies.add_toxic(proxy, answers[-1][1], "kafka_response", FROM_BROKER, {})
@@ -155,7 +157,7 @@ def start(ctx: Context, spec: FaultSpec, brokers: list[int]) -> Heal:
         for proxy, name in requests + answers:
             ctx.proxies.remove_toxic(proxy, name)
         hits = [
-            {**hit, "broker": broker_of[proxy], "proxy": proxy}
+            {**hit, **_error_name(hit), "broker": broker_of[proxy], "proxy": proxy}
             for proxy, state in shown.items()
             for hit in state.get("hits") or []
         ]
@@ -165,6 +167,15 @@ def start(ctx: Context, spec: FaultSpec, brokers: list[int]) -> Heal:
         }
 
     return heal
+
+
+def _error_name(hit: dict[str, Any]) -> dict[str, str]:
+    """The broker's answer by Kafka's name for it (``NONE`` for 0), where one was seen."""
+    code = hit.get("broker_error_code")
+    if code is None:
+        return {}
+    names = {getattr(KafkaError, n): n for n in dir(KafkaError) if n.isupper() and not n.startswith("_")}
+    return {"broker_error": "NONE" if code == 0 else names.get(code, f"error {code}")}
 
 
 def _settled(ctx: Context, requests: list[tuple[str, str]], wait_s: float) -> dict[str, dict[str, Any]]:

@@ -41,7 +41,7 @@ def test_an_error_is_named_and_sent_as_its_code() -> None:
     assert spec.params["error_code"] == 16
     assert spec.direction == "both"  # the answer is changed on the way back
     assert protocol(Brokers(), "EndTxn", "cut_after").direction == "both"
-    assert protocol(Brokers(), "EndTxn", "hold", duration_ms=10).direction == "to_broker"
+    assert protocol(Brokers(), "EndTxn", "drop").direction == "to_broker"
 
 
 def test_the_api_table_knows_the_transactional_apis() -> None:
@@ -98,6 +98,7 @@ def test_each_action_hits_one_end_txn_and_the_transactions_stay_whole(
         action = fault["params"]["action"]
         if action == "hold":
             assert hit["delivered_at"] - hit["at"] >= 1.4
+            assert hit["responded_at"] >= hit["delivered_at"] and hit["broker_error_code"] == 0
         if action == "cut_after":
             assert hit["closed_at"] >= hit["responded_at"] >= hit["at"]
         if action == "delay_response":
