@@ -59,6 +59,17 @@ def cmd_findings(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_faults(args: argparse.Namespace) -> int:
+    from harness.faults import kinds
+
+    if args.markdown:
+        print(kinds.markdown_table())
+    else:
+        for k in kinds.registry().values():
+            print(f"{k.name:<16} {k.family:<9} {k.summary}\n{'':<26} {k.make.__name__}({kinds.parameters(k)})")
+    return 0
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from harness.cluster.kafka import KafkaCluster
     from harness.report import junit, screenshot
@@ -193,6 +204,10 @@ def parser() -> argparse.ArgumentParser:
     sp = sub.add_parser("findings", help="list every finding the harness reports, with its source and meaning")
     sp.add_argument("--markdown", action="store_true", help="as the README's table")
     sp.set_defaults(func=cmd_findings)
+
+    sp = sub.add_parser("faults", help="list every fault kind: its family, what it does, its parameters")
+    sp.add_argument("--markdown", action="store_true", help="as docs/faults.md's table")
+    sp.set_defaults(func=cmd_faults)
 
     sp = sub.add_parser("run", help="run scenario pairs (control + guarantee) on a fresh cluster")
     sp.add_argument("scenarios", nargs="+", metavar="SCENARIO", help="scenario ids, e.g. A1")

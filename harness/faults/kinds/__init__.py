@@ -10,6 +10,7 @@ Protocol faults aimed at one Kafka API: ``protocol``.
 from __future__ import annotations
 
 import importlib
+import inspect
 import pkgutil
 from functools import cache
 
@@ -37,3 +38,18 @@ def get(name: str) -> FaultKind:
     if kind is None:
         raise ValueError(f"unknown fault {name!r}; one of {', '.join(registry())}")
     return kind
+
+
+def parameters(kind: FaultKind) -> str:
+    """The kind's parameters as its constructor declares them (the target first)."""
+    params = inspect.signature(kind.make).parameters.values()
+    return ", ".join(p.name if p.default is p.empty else f"{p.name}={p.default!r}" for p in params)
+
+
+def markdown_table() -> str:
+    """docs/faults.md's table of kinds (``kafka-harness faults --markdown``)."""
+    rows = ["| kind | family | what it does | constructor |", "|---|---|---|---|"]
+    rows += [
+        f"| `{k.name}` | {k.family} | {k.summary} | `{k.make.__name__}({parameters(k)})` |" for k in registry().values()
+    ]
+    return "\n".join(rows)

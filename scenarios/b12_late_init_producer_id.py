@@ -1,0 +1,60 @@
+"""B12 — research: a late InitProducerId fences the producer that sent it.
+
+A transactional producer starts (here: restarts after a crash) and asks its coordinator for
+its producer id and epoch (InitProducerId). The request is held up on the wire past the
+client's request timeout; the client gives up on that connection, asks again over a new
+one, gets epoch e and starts its transactions. Then the held copy reaches the coordinator,
+which takes it for a new incarnation of the same transactional.id: it bumps the epoch to
+e+1, aborting whatever the live producer had open. The live producer, which sent both
+requests, is now a zombie of itself: its next transactional request is refused as fenced.
+
+What does each client do? Neither can tell the late copy from a real new instance; the
+question is how the app learns it (which error, when) and what becomes of its records.
+
+Fault: the app is killed 5 s in and restarted at once; the new incarnation's first
+InitProducerId is held 3.5 s on its coordinator's client link (protocol fault ``hold``,
+filtered on the app's transactional.id): past the 2 s request timeout.
+Control side: librdkafka. Guarantee side: Kafka's Java client. No claim either way: the
+findings (fenced, errors, records lost or aborted) are the result.
+"""
+
+from dataclasses import replace
+
+from harness.faults import App, Step, TxnCoordinator, kill
+from harness.faults.kinds.protocol import protocol
+from harness.scenario import Scenario, Variant
+from harness.verdict.checks import late_copy_answered
+from harness.verdict.judge import ALLOWED
+from harness.workloads.clients import JAVA
+from harness.workloads.producer import PRODUCER, ProducerWorkload
+
+TXN_ID = "b12-app"
+HELD_MS = 3500
+FINDINGS = {a: ALLOWED for a in ("lost", "aborted_read", "torn_transaction", "duplicate", "app_fenced")}
+CARRIED_OUT = late_copy_answered(("NONE",), "the late InitProducerId reached the coordinator and was carried out")
+
+WORKLOAD = ProducerWorkload(
+    count=3000,
+    rate_per_s=200,
+    txn_size=20,
+    config={"transactional.id": TXN_ID, "socket.timeout.ms": 2000, "message.timeout.ms": 60_000},
+)
+
+
+def late_init_after_a_restart(topic: str) -> list[Step]:
+    txn_id = f"{TXN_ID}-{topic}"  # the runner gives the transactional.id the topic as a suffix
+    hold = protocol(TxnCoordinator(txn_id), "InitProducerId", "hold", duration_ms=HELD_MS, transactional_id=txn_id)
+    return [Step(4.5, hold, duration_s=20.0), Step(5.0, kill(App(PRODUCER)), duration_s=0.5)]
+
+
+SCENARIO = Scenario(
+    id="B12",
+    title="research: a late InitProducerId fences the producer that sent it (librdkafka vs Java)",
+    story=__doc__ or "",
+    workload=WORKLOAD,
+    schedule=late_init_after_a_restart,
+    research=True,
+    sides_together=True,  # each side's fault matches only its own transactional.id
+    control=Variant("control", {}, expect=FINDINGS, checks=(CARRIED_OUT,)),
+    guarantee=Variant("guarantee", {}, workload=replace(WORKLOAD, client=JAVA), expect=FINDINGS, checks=(CARRIED_OUT,)),
+)
