@@ -54,6 +54,7 @@ class ProducerWorkload:
     # docs say) or "resend" (an application bug: the records again, from a fresh producer).
     on_commit_error: str = "retry"
     commit_timeout_s: float = 60.0
+    pause_after_abort_ms: int = 0  # the app backs off this long after a transaction failed and was aborted
     user: str = ""  # the producer's SASL login on a secured cluster; "": the harness's own
     hijacker: Hijacker | None = None
     client: str = clients.LIBRDKAFKA  # or clients.JAVA
@@ -132,6 +133,7 @@ def producer_spec(
                 duplicate_every=w.duplicate_every,
                 on_commit_error=w.on_commit_error,
                 commit_timeout_s=w.commit_timeout_s,
+                pause_after_abort_ms=w.pause_after_abort_ms,
                 resume=producer_resume(earlier, session, "transactional.id" in config),
                 login=login,
             )

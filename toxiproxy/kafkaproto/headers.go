@@ -97,16 +97,19 @@ func RequestFields(h RequestHeader, frame []byte) map[string]any {
 	return fields
 }
 
-// ResponseErrorAt is where the top-level error code of a response to (api, version) sits in
-// its frame, or -1 if that response has none (or the head is too short to tell).
-func ResponseErrorAt(api *API, version int16, frame []byte) int {
+// ResponseErrorAt is where the error code of a response to (api, version) sits in its frame,
+// or -1 if it has none the table can reach (or the head is too short to tell). The code is
+// the response's top-level one, or, where the table walks into arrays (Produce,
+// TxnOffsetCommit), the first partition's; nested says which.
+func ResponseErrorAt(api *API, version int16, frame []byte) (at int, nested bool) {
 	if api == nil {
-		return -1
+		return -1, false
 	}
-	r := reader{b: frame, off: ResponseCorrelationAt + 4}
-	if api.Flexible(version) && !api.ResponseHeaderV0 {
+	// A flexible version's body is compact; its header has tagged fields, but ApiVersions'.
+	r := reader{b: frame, off: ResponseCorrelationAt + 4, compact: api.Flexible(version)}
+	if r.compact && !api.ResponseHeaderV0 {
 		if err := r.skipTaggedFields(); err != nil {
-			return -1
+			return -1, false
 		}
 	}
 	for _, f := range api.Response {
@@ -115,15 +118,36 @@ func ResponseErrorAt(api *API, version int16, frame []byte) int {
 		}
 		if f.Name == "error_code" {
 			if r.off+2 > len(frame) {
-				return -1
+				return -1, false
 			}
-			return r.off
+			return r.off, nested
 		}
-		if _, err := r.field(f.Type); err != nil {
-			return -1
+		v, err := r.field(f.Type)
+		if err != nil {
+			return -1, false
+		}
+		if f.Type == "array" {
+			if v.(int64) < 1 {
+				return -1, false
+			}
+			nested = true
 		}
 	}
-	return -1
+	return -1, false
+}
+
+// HasTopLevelError says whether some version of the API's response carries an error code
+// outside any array: what an error fault can replace.
+func (a *API) HasTopLevelError() bool {
+	for _, f := range a.Response {
+		if f.Name == "error_code" {
+			return true
+		}
+		if f.Type == "array" {
+			return false
+		}
+	}
+	return false
 }
 
 // Correlation reads the int32 at at (a request's or a response's correlation id).

@@ -110,9 +110,21 @@ func (r *reader) skipTaggedFields() error {
 	return nil
 }
 
-// field reads one value of a table type: a string, an int64 for every integer, or a bool.
+// field reads one value of a table type: a string, an int64 for every integer, or a bool; for
+// an array, its length (its elements follow: the table lists the first one's fields next); a
+// uuid is skipped.
 func (r *reader) field(kind string) (any, error) {
 	switch kind {
+	case "array":
+		if r.compact {
+			n, err := r.uvarint()
+			return int64(n) - 1, err
+		}
+		v, err := r.int32()
+		return int64(v), err
+	case "uuid":
+		_, err := r.take(16)
+		return nil, err
 	case "int8":
 		v, err := r.int8()
 		return int64(v), err

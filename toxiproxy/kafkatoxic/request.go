@@ -48,7 +48,7 @@ func (c *requestConfig) check() (*kafkaproto.API, error) {
 			return nil, fmt.Errorf("%s needs duration_ms > 0", c.Action)
 		}
 	case Error:
-		if !hasErrorCode(api) {
+		if !api.HasTopLevelError() {
 			return nil, fmt.Errorf("%s responses have no top-level error code to replace", api.Name)
 		}
 	case Drop, CutAfter:
@@ -56,15 +56,6 @@ func (c *requestConfig) check() (*kafkaproto.API, error) {
 		return nil, fmt.Errorf("unknown action %q", c.Action)
 	}
 	return api, nil
-}
-
-func hasErrorCode(api *kafkaproto.API) bool {
-	for _, f := range api.Response {
-		if f.Name == "error_code" {
-			return true
-		}
-	}
-	return false
 }
 
 // RequestToxic acts on the requests of one Kafka API on the stream towards the broker.

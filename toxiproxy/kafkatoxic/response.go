@@ -40,7 +40,7 @@ func actOnAnswer(v *valve, piece []byte) {
 	}
 	kafkaproto.SetCorrelation(piece, kafkaproto.ResponseCorrelationAt, a.correlationID)
 	var brokerCode *int16
-	at := kafkaproto.ResponseErrorAt(a.api, a.version, piece)
+	at, nested := kafkaproto.ResponseErrorAt(a.api, a.version, piece)
 	if at >= 0 {
 		code := int16(binary.BigEndian.Uint16(piece[at : at+2]))
 		brokerCode = &code
@@ -57,7 +57,7 @@ func actOnAnswer(v *valve, piece []byte) {
 			a.toxic.delivered(a.hit, clientClosed)
 		})
 	case Error:
-		if at >= 0 {
+		if at >= 0 && !nested {
 			kafkaproto.SetErrorCode(piece, at, cfg.ErrorCode)
 		}
 	}

@@ -225,7 +225,7 @@ func TestErrorReplacesTheBrokersCode(t *testing.T) {
 	responses, exchange := exchangeThrough(t, toxic, nil, nil)
 	got, _ := responses.collect(100 * time.Millisecond)
 	api, _ := kafkaproto.Lookup("EndTxn")
-	at := kafkaproto.ResponseErrorAt(api, exchange.Version, got)
+	at, _ := kafkaproto.ResponseErrorAt(api, exchange.Version, got)
 	if at < 0 || got[at+1] != 51 || kafkaproto.Correlation(got, 4) != kafkaproto.Correlation(exchange.Response, 4) {
 		t.Fatal("the answer does not carry the chosen error with the client's correlation id")
 	}

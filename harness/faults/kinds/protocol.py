@@ -109,10 +109,21 @@ def protocol(
     return on_links("protocol", target, listener, direction, **params)
 
 
+def _top_level_error(api: dict[str, Any]) -> bool:
+    """Whether some version of the API's answer has an error code outside any array (the
+    table lists a response's leading fields in order, into the first element of arrays)."""
+    for name, kind, _ in api.get("response", []):
+        if name == "error_code":
+            return True
+        if kind == "array":
+            return False
+    return False
+
+
 def error_code(api: str, name: str) -> int:
     """The code of Kafka error ``name`` (confluent-kafka's table of broker errors)."""
-    if not any(f[0] == "error_code" for f in apis()[api].get("response", [])):
-        answering = sorted(n for n, a in apis().items() if any(f[0] == "error_code" for f in a.get("response", [])))
+    if not _top_level_error(apis()[api]):
+        answering = sorted(n for n, a in apis().items() if _top_level_error(a))
         raise ValueError(f"{api} answers have no top-level error code; error works on {', '.join(answering)}")
     code = getattr(KafkaError, name, None)
     if not isinstance(code, int) or code <= 0:

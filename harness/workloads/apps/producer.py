@@ -43,6 +43,7 @@ from confluent_kafka import KafkaError, KafkaException, Message, Producer
 from harness.history.ledger import LedgerWriter
 from harness.history.records import decode_id, encode_value, make_id
 from harness.workloads.apps.transactions import (
+    ABORTED,
     FENCED_EXIT,
     aborts_on_purpose,
     end_transaction,
@@ -75,6 +76,9 @@ class ProducerSpec:
     # transaction's records again from a fresh producer.
     on_commit_error: str = "retry"
     commit_timeout_s: float = 60.0  # each commit_transaction call's timeout
+    # After a transaction the app did not mean to abort was aborted (a send failed), wait this
+    # long before the next one, as apps back off after an error.
+    pause_after_abort_ms: int = 0
     flush_timeout_s: float = 120.0
     # A restarted app's plan (harness.workloads.resume.producer_resume); None on a first start.
     resume: dict[str, Any] | None = None
@@ -282,10 +286,12 @@ def _run_transactions(spec: ProducerSpec, sender: _Sender, seqs: list[int], firs
         abort = aborts_on_purpose(spec.abort_every, txn)
         try:
             attempts = 1 if resend else 5
-            end_transaction(
+            outcome = end_transaction(
                 sender.producer, ledger, spec.session, txn, abort, timeout_s=spec.commit_timeout_s, attempts=attempts
             )
             done += sent
+            if outcome == ABORTED and not abort:  # a send failed: back off as the spec says
+                sender.poll(spec.pause_after_abort_ms / 1000)
         except KafkaException as exc:
             if not resend or fenced(exc.args[0]):
                 raise

@@ -29,7 +29,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * purpose after its records are written. A commit that fails with a retriable error (a timeout after
  * {@code commit_timeout_s}, the producer's max.block.ms unless its config sets one) is asked again, or, with
  * {@code on_commit_error: "resend"} (an application bug), taken for not done: its records are sent again by a
- * fresh producer.
+ * fresh producer. After a transaction it did not mean to abort was aborted it waits {@code pause_after_abort_ms}.
  *
  * <p>Resuming after a restart is planned by the harness from the earlier ledgers and given as
  * {@code resume: {resend, in_doubt, next_seq, next_txn}} (absent or null on a first start):
@@ -165,8 +165,12 @@ public final class ProducerApp {
             int[] sent = new int[1];
             boolean abort = Transactions.abortsOnPurpose(spec.abortEvery, txn);
             try {
-                ends.end(txn, abort, () -> sent[0] = send(these, number, until));
+                String outcome = ends.end(txn, abort, () -> sent[0] = send(these, number, until));
                 first += sent[0];
+                if (Transactions.ABORTED.equals(outcome) && !abort) {
+                    ledger.flush();
+                    LockSupport.parkNanos(spec.pauseAfterAbortMs * 1_000_000L);
+                }
             } catch (KafkaException e) {
                 if (!resend || Outcomes.fatal(e)) {
                     throw e;

@@ -68,6 +68,8 @@ final class Spec {
         public String onCommitError = "retry";
         /** How long a commit may block: the producer's max.block.ms, unless its config sets one. */
         public double commitTimeoutS = 60.0;
+        /** After a transaction the app did not mean to abort was aborted, wait this long (backing off). */
+        public int pauseAfterAbortMs;
         public double flushTimeoutS = 120.0;
         public ProducerResume resume;
     }

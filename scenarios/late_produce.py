@@ -1,0 +1,42 @@
+"""The workload and fault R1 and R2 share (KAFKA-14402): a transactional Produce held past the
+client's timeout lands after the app aborted that transaction.
+
+The app sends transactions of 20 records to one partition, led off its transaction
+coordinator. One of its Produce requests, the 20th after the fault starts, is held 3 s on the
+partition leader's client link (protocol fault ``hold``, only the app's transactional.id):
+past the client's 2 s request and delivery timeouts, so the batch fails there, the app aborts
+the transaction and backs off 3 s before the next one; the held copy reaches the leader
+inside that pause, after the abort's markers. Without the pause the next transaction's first
+write (at the bumped epoch) would reach the partition first and fence the late copy.
+"""
+
+from harness.faults import AppSent, Leader, Step
+from harness.faults.kinds.protocol import protocol
+from harness.workloads.producer import PRODUCER, ProducerWorkload
+
+TXN_ID = "late-produce-app"
+TIMEOUT_MS = 2000  # the client's request and delivery timeouts
+HELD_MS = TIMEOUT_MS + 1000  # past both: the batch has failed and the transaction aborted
+PAUSE_MS = 3000  # the app's back-off after the abort: the late copy lands in it
+
+WORKLOAD = ProducerWorkload(
+    count=2000,
+    rate_per_s=200,
+    txn_size=20,
+    pause_after_abort_ms=PAUSE_MS,
+    leaders_off_coordinator=True,
+    config={
+        "transactional.id": TXN_ID,
+        "linger.ms": 0,
+        "socket.timeout.ms": TIMEOUT_MS,
+        "message.timeout.ms": TIMEOUT_MS,
+        "transaction.timeout.ms": 60_000,
+    },
+)
+
+
+def late_produce(topic: str) -> list[Step]:
+    # The runner gives the transactional.id the topic as a suffix.
+    txn_id = f"{TXN_ID}-{topic}"
+    hold = protocol(Leader(topic), "Produce", "hold", duration_ms=HELD_MS, after=20, transactional_id=txn_id)
+    return [Step(1.0, hold, duration_s=15.0, when=AppSent(PRODUCER, 200))]
