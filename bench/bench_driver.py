@@ -6,6 +6,10 @@ equal batching: ``batch.size`` 1,000,000 bytes and ``linger.ms`` 5 for every cli
 (librdkafka's defaults; the Java client's default batch is 16 KB). Each is a child process,
 ``ROUNDS`` rounds interleaved, every round in another order:
 
+- **bare, protocol idle**: the same bare client while a protocol fault is configured on every
+  broker's client links but matches nothing it sends (``delay_response`` of ``EndTxn``): both Kafka
+  toxics read every request and answer (harness/faults/kinds/protocol.py); its ratio to **bare**
+  in the same round is the cost of the protocol path when it does not act.
 - **bare** (``bench/bare.py producer``): confluent-kafka doing what any application must:
   ``produce()`` of each record (one constant 1000-byte value) with a delivery callback that counts
   the acknowledgements, on ``BufferError`` ``poll(0.1)`` and again, ``poll(0)`` after every
@@ -48,6 +52,8 @@ from typing import Any
 import measure
 
 from harness.cluster.kafka import KafkaCluster
+from harness.faults import Brokers, Faults
+from harness.faults.kinds.protocol import protocol
 from harness.jvm import java_clients
 from harness.settings import Settings
 from harness.workloads import clients
@@ -67,16 +73,22 @@ PERF_TOOL = "org.apache.kafka.tools.ProducerPerformance"
 
 # --- one run of each contender ----------------------------------------------------------
 
-PRODUCERS = ("bare", "python app", "java app", "ProducerPerformance")
+PRODUCERS = ("bare", "bare, protocol idle", "python app", "java app", "ProducerPerformance")
+# Configured on every broker's client links, acting on nothing a plain producer sends.
+IDLE_PROTOCOL_FAULT = protocol(Brokers(), "EndTxn", "delay_response", duration_ms=1000)
 TRANSFORMERS = ("bare", "python transformer", "java transformer")
 
 
 def run_producer(name: str, cluster: KafkaCluster, work: Path, records: int, n: int) -> dict[str, float]:
     topic = measure.fresh_topic(cluster, "driver")
+    faults = Faults(cluster)
     try:
-        if name == "bare":
+        if name.startswith("bare"):
+            if name == "bare, protocol idle":
+                faults.inject(IDLE_PROTOCOL_FAULT)
             bare = {"topic": topic, "count": records, "poll_every": CHUNK, "value_bytes": VALUE_BYTES}
-            return measure.run_bare("producer", cluster, {**bare, "config": PRODUCER}, work, f"bare-{n}")
+            run_name = f"{name.replace(', ', '-').replace(' ', '-')}-{n}"
+            return measure.run_bare("producer", cluster, {**bare, "config": PRODUCER}, work, run_name)
         if name == "ProducerPerformance":
             child = measure.run_child(_perf_tool(cluster, topic, records), work, f"perf-{n}")
             sent, rate = re.findall(r"(\d+) records sent, ([\d.]+) records/sec", child.out)[-1]
@@ -86,6 +98,7 @@ def run_producer(name: str, cluster: KafkaCluster, work: Path, records: int, n: 
         times, child = measure.run_app(client, spec, work, f"{client}-{n}")
         return {"records_per_s": times.records_per_s, "cpu_us": child.cpu_s / times.acknowledged * 1e6}
     finally:
+        faults.heal_all()
         measure.drop_topic(cluster, topic)
 
 
