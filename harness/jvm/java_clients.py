@@ -41,9 +41,12 @@ JAVA_DIR = Path(__file__).resolve().parents[2] / "java"
 PRODUCER_APP = "kafkaeos.ProducerApp"
 TRANSFORMER_APP = "kafkaeos.TransformerApp"
 # The oldest kafka-clients and kafka-streams the apps run on (compiled against 4.3.1; see
-# docs/versions.md for what ran on which version), and why.
-OLDEST_CLIENT_VERSION = "3.0.0"
-OLDEST_CLIENT_WHY = "the apps use exactly_once_v2 and KIP-447's group metadata, both of Kafka 3.0"
+# docs/versions.md for what ran on which release), and why: as for the brokers, 3.3.0.
+OLDEST_CLIENT_VERSION = "3.3.0"
+OLDEST_CLIENT_WHY = (
+    "the Streams app reads its group's offsets as stable, with Admin's requireStable of Kafka 3.3 "
+    "(on 3.1.2 it fails with NoSuchMethodError)"
+)
 # Artifacts whose newest release on Maven Central is older than the newest tested broker
 # (kafka-streams and kafka-tools 4.4.0 are not published there): against a newer cluster
 # they run at this version, as any client of an older release may.
