@@ -20,11 +20,13 @@ from harness.cluster import docker_engine, images
 from harness.configcheck import dynamic
 from harness.configcheck.catalogue import CLIENTS
 from harness.errors import HarnessError
+from harness.jvm import java_clients
 from harness.progress import say
 from harness.scenario import on_client
 from harness.settings import DEFAULT_KAFKA_VERSION, KNOWN_KAFKA_VERSIONS, OLDEST_KAFKA_VERSION, Settings
 from harness.verdict.judge import PairVerdict
 from harness.verdict.summary import pair_summary, stability_table
+from harness.workloads import librdkafka_versions
 from harness.workloads.clients import ClientSpec
 
 EXIT = {"passed": 0, "reported": 0, "failed": 1, "inconclusive": 3}
@@ -223,10 +225,10 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument(
         "--client",
         metavar="CLIENT[==VERSION]",
-        help="the apps' client: librdkafka (default: the harness's confluent-kafka) or java (default: the "
-        "cluster's Kafka version; for Kafka Streams scenarios, kafka-streams'), optionally with a release, "
-        "e.g. librdkafka==2.1.0 (confluent-kafka 2.0.2 and newer) or java==3.7.1, fetched on first use; "
-        "a scenario side that pins its own client keeps it",
+        help=f"the apps' client: librdkafka (default; confluent-kafka {librdkafka_versions.PINNED}) or java (Kafka's "
+        "client of the cluster's version; a Streams scenario's kafka-streams), optionally with a release, fetched "
+        f"on first use: librdkafka==2.1.0 (confluent-kafka, from {librdkafka_versions.OLDEST}) or java==3.7.1 "
+        f"(from {java_clients.OLDEST_CLIENT_VERSION}); a scenario side that pins its own client keeps it",
     )
     versions(sp)
     sp.set_defaults(func=cmd_run)

@@ -8,7 +8,8 @@ client version:
 
 - ``app_jar``: ``mvn package`` of ``java/`` into ``<cache>/java-apps/<hash of its sources>``;
 - ``client_classpath``: the runtime closure of ``kafka-clients`` (and ``kafka-streams`` on
-  request) of one version, with Jackson and an slf4j binding, into ``<cache>/java-clients/``;
+  request) of one version, with Jackson and an slf4j binding, into
+  ``<cache>/java-clients/<version>-<hash of its pom>``;
 - ``command``: the ``java`` command line of an app; the spec path goes last;
 - ``tools_classpath``: Kafka's own tools (``kafka-tools``: ``ProducerPerformance`` for
   ``make bench-driver``) of one version with an slf4j binding, into
@@ -100,7 +101,10 @@ def _what(version: str, streams: bool) -> str:
 
 
 def _client_folder(settings: Settings, version: str, streams: bool) -> Path:
-    return settings.cache_dir / "java-clients" / (f"{version}-streams" if streams else version)
+    """Named by the hash of its pom too: a checkout whose pom differs (another branch sharing the
+    cache) gets a folder of its own instead of replacing this one under a running app."""
+    pom_hash = hashlib.sha256(_client_pom(version, streams).encode()).hexdigest()[:12]
+    return settings.cache_dir / "java-clients" / f"{version}{'-streams' if streams else ''}-{pom_hash}"
 
 
 def _closure_pom(*artifacts: tuple[str, str, str], managed: str = "") -> str:
