@@ -39,3 +39,14 @@ def test_setup_prepares_what_the_scenario_modules_pin_and_nothing_else() -> None
     found = pinned(Settings(kafka_version="4.4.0"), scenarios.all_scenarios().values())
     assert "3.9.2" in found.kafka_versions  # B9's control runs on Kafka 3.9
     assert "4.4.0" not in found.kafka_versions  # the default: setup builds the tested ones anyway
+
+
+def test_a_new_regression_pair_gets_its_pins_prepared_by_setup_without_a_change_to_setup() -> None:
+    a1 = scenarios.get("A1")
+    regression = replace(
+        a1,
+        control=replace(a1.control, kafka_version="3.7.1", client="librdkafka==2.2.0"),
+        guarantee=replace(a1.guarantee, kafka_version="3.7.1", client="librdkafka==2.3.0"),
+    )
+    found = pinned(Settings(kafka_version="4.4.0"), [regression, scenarios.get("B3")])
+    assert found == Needs(("3.7.1",), (ClientRelease(LIBRDKAFKA, "2.2.0"), ClientRelease(LIBRDKAFKA, "2.3.0")))
