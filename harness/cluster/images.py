@@ -5,7 +5,9 @@ whose inputs hash to what the existing image carries is skipped, so warm runs sp
 nothing here.
 
 - Kafka: a Java 17 rootfs made by debootstrap and imported, plus Apache Kafka's own broker
-  artifacts from Maven Central (runtime closure of ``org.apache.kafka:kafka_2.13``).
+  artifacts from Maven Central (runtime closure of ``org.apache.kafka:kafka_2.13``, kept in
+  ``<cache>/kafka-jars/<version>``), for any KRaft release (3.3.0 on): built at setup for the
+  tested versions, and on first use for any other (``ensure``, also when a cluster starts).
 - Toxiproxy: server and CLI from the Go module proxy (``go install``), in a scratch image.
 """
 
