@@ -186,7 +186,8 @@ def run_app(
         if producer
         else ("harness.workloads.apps.transformer", java_clients.TRANSFORMER_APP)
     )
-    command = clients.app_command(client, module, main_class, settings, settings.kafka_version)
+    version = clients.version_for(clients.ClientSpec(client), settings.kafka_version)
+    command = clients.app_command(client, module, main_class, settings, version)
     child = run_child(command(spec_path, doc), work, name)
     times = ledger_times(Path(spec.ledger))
     expect = expect or (spec.count if isinstance(spec, ProducerSpec) else 0)

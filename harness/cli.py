@@ -15,18 +15,25 @@ import threading
 from pathlib import Path
 
 import scenarios
-from harness import stopping
+from harness import provision, stopping, versions
 from harness.cluster import docker_engine, images
 from harness.configcheck import dynamic
 from harness.configcheck.catalogue import CLIENTS
 from harness.errors import HarnessError
+from harness.jvm import java_clients
 from harness.progress import say
 from harness.scenario import on_client
-from harness.settings import KNOWN_KAFKA_VERSIONS, Settings
+from harness.settings import DEFAULT_KAFKA_VERSION, KNOWN_KAFKA_VERSIONS, OLDEST_KAFKA_VERSION, Settings
 from harness.verdict.judge import PairVerdict
 from harness.verdict.summary import pair_summary, stability_table
+from harness.workloads import librdkafka_versions
+from harness.workloads.clients import ClientSpec
 
 EXIT = {"passed": 0, "reported": 0, "failed": 1, "inconclusive": 3}
+KAFKA_VERSION_HELP = (
+    f"Kafka version of the brokers: any release from {OLDEST_KAFKA_VERSION} on (KRaft), its image built on "
+    f"first use; default {DEFAULT_KAFKA_VERSION}, tested: {', '.join(KNOWN_KAFKA_VERSIONS)}"
+)
 
 
 def _settings(args: argparse.Namespace) -> Settings:
@@ -35,7 +42,7 @@ def _settings(args: argparse.Namespace) -> Settings:
         toxiproxy_version=getattr(args, "toxiproxy_version", None),
         runs_dir=Path(args.runs_dir) if getattr(args, "runs_dir", None) else None,
     )
-    images.check_kafka_version(settings.kafka_version)
+    versions.kafka(settings.kafka_version)
     return settings
 
 
@@ -78,15 +85,22 @@ def cmd_run(args: argparse.Namespace) -> int:
     from harness.report.run_folder import folder_of
     from harness.runner import run_pair
 
-    # Unknown names, and a client a scenario cannot run on, fail before Docker is touched.
+    # Unknown names, a malformed version, and a client a scenario cannot run on, fail before
+    # Docker is touched; a release no registry has, before any container starts.
     chosen = [scenarios.get(sid) for sid in args.scenarios]
     if args.client:
-        chosen = [on_client(s, args.client) for s in chosen]
+        client = ClientSpec.parse(args.client)
+        chosen = [on_client(s, client) for s in chosen]
+        for s in chosen:
+            for v in (s.control, s.guarantee):
+                if v.client:
+                    say(f"{s.id} {v.name} keeps the client it pins, {v.client} (--client {client} is for the others)")
     if args.repeat < 1:
         raise HarnessError(f"--repeat must be 1 or more, not {args.repeat}")
     if args.screenshot:
         screenshot.chromium()  # missing Chromium or playwright: said before any container starts
     settings = _settings(args)
+    provision.prepare(settings, chosen)
     repeat = Repeat(settings.runs_dir, args.scenarios, args.repeat) if args.repeat > 1 else None
     pairs = []
     with KafkaCluster(settings) as cluster:
@@ -138,7 +152,8 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_images(args: argparse.Namespace) -> int:
-    images.ensure(_settings(args))
+    for name in images.ensure(_settings(args)):
+        say(f"{name} is ready")
     return 0
 
 
@@ -194,7 +209,7 @@ def parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
 
     def versions(sp: argparse.ArgumentParser) -> None:
-        sp.add_argument("--kafka-version", help=f"Kafka version (tested: {', '.join(KNOWN_KAFKA_VERSIONS)})")
+        sp.add_argument("--kafka-version", help=KAFKA_VERSION_HELP)
         sp.add_argument("--toxiproxy-version", help="Toxiproxy version")
 
     sp = sub.add_parser("list", help="list scenarios with their one-line stories")
@@ -224,8 +239,11 @@ def parser() -> argparse.ArgumentParser:
     )
     sp.add_argument(
         "--client",
-        metavar="CLIENT",
-        help="the apps' client for producer and pipeline scenarios: librdkafka (default) or java",
+        metavar="CLIENT[==VERSION]",
+        help=f"the apps' client: librdkafka (default; confluent-kafka {librdkafka_versions.PINNED}) or java (Kafka's "
+        "client of the cluster's version; a Streams scenario's kafka-streams), optionally with a release, fetched "
+        f"on first use: librdkafka==2.1.0 (confluent-kafka, from {librdkafka_versions.OLDEST}) or java==3.7.1 "
+        f"(from {java_clients.OLDEST_CLIENT_VERSION}); a scenario side that pins its own client keeps it",
     )
     versions(sp)
     sp.set_defaults(func=cmd_run)
@@ -282,7 +300,7 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument(
         "--kafka-version",
         metavar="VERSIONS",
-        help=f"run on each of these Kafka versions, comma-separated (tested: {', '.join(KNOWN_KAFKA_VERSIONS)})",
+        help=f"run on each of these Kafka versions, comma-separated ({KAFKA_VERSION_HELP})",
     )
     sp.add_argument("--toxiproxy-version", help="Toxiproxy version")
     sp.add_argument("--runs-dir", help="where run folders go (default: ./runs)")
@@ -302,7 +320,7 @@ def main(argv: list[str] | None = None) -> None:
     try:
         sys.exit(args.func(args))
     except HarnessError as exc:
-        hint = " (--verbose shows container logs)" if exc.detail and not args.verbose else ""
+        hint = " (--verbose shows details: tool output, container logs)" if exc.detail and not args.verbose else ""
         print(f"kafka-harness: error: {exc}{hint}", file=sys.stderr)
         if args.verbose and exc.detail:
             print(exc.detail, file=sys.stderr)

@@ -35,7 +35,7 @@ from harness.history.lso_probe import LsoProbe
 from harness.progress import say, step
 from harness.report import page as report_page
 from harness.report.run_folder import ANOMALIES_FILE
-from harness.scenario import Scenario, Variant
+from harness.scenario import Scenario, Variant, side_workload
 from harness.verdict.judge import PairVerdict, VariantVerdict, judge
 from harness.workloads.base import Plan, Side
 
@@ -83,7 +83,7 @@ def _run_variant(
         client_config=variant.config,
         own_links=own_links,
     )
-    plan = (variant.workload or scenario.workload).plan(side)
+    plan = side_workload(scenario, variant).plan(side)
     cluster.allow(list(variant.acls), {"topic": plan.topics, "transactional_id": plan.transactional_ids})
     faults = Faults(cluster, apps={app.name: app for app in plan.apps}, own_links=own_links)
     schedule = Schedule(faults, scenario.schedule(plan.main_topic))
@@ -98,6 +98,7 @@ def _run_variant(
             plan.sink.collect(cluster)
     history = columns.load(plan.prefix_ledgers + [p for app in plan.apps for p in app.ledgers()], reads)
     result = check(history, anomalies.CheckOptions(view=variant.consumer_view, eos_pairs=plan.eos_pairs))
+    reports = [r for app in plan.apps for r in app.reports()]
     context = {
         "kafka_version": cluster.settings.kafka_version,
         "broker_settings": variant.broker_settings,
@@ -111,10 +112,15 @@ def _run_variant(
         "producer_config": plan.config,
         "client": plan.client,
         "client_version": plan.client_version,
+        "client_requested": plan.client_requested,
+        "client_package": plan.client_package,
+        "client_pin": variant.client,
+        # The releases the apps said they ran on (librdkafka's, kafka-clients'): one, normally.
+        "client_ran": sorted({r["client_version"] for r in reports if r.get("client_version")}),
         "faults": faults.records(),
         "fault_errors": schedule.errors,
         "run_dir": str(run_dir),
-        "workload": [r for app in plan.apps for r in app.reports()],
+        "workload": reports,
         "read_committed_stalls": [stall.to_json() for stall in probe.stalls],
         "started_at": started_at,
         "ended_at": time.time(),

@@ -158,7 +158,7 @@ class KafkaCluster:
         if self._started:
             raise RuntimeError("cluster already started")
         self._started = True
-        images.require_present(self.settings)
+        images.ensure(self.settings, pull=False)  # a Kafka version's first use builds its image
         self._install_cleanup()
         try:
             with step(f"start 3-broker KRaft cluster {self.run_id} (Kafka {self.settings.kafka_version})"):

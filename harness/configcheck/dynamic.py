@@ -29,6 +29,7 @@ from harness.progress import say
 from harness.scenario import Scenario
 from harness.settings import Settings
 from harness.verdict.judge import FORBIDDEN, PairVerdict
+from harness.versions import kafka as kafka_release
 from harness.workloads.producer import ProducerWorkload
 from harness.workloads.spark import SparkWorkload
 
@@ -140,13 +141,14 @@ class Dynamic:
 
 
 def check_versions(versions: list[str], base: Settings) -> list[Settings]:
-    """One Settings per version, each with its images present: a HarnessError before any
-    container starts otherwise."""
+    """One Settings per version, each with its images present (built on a version's first use):
+    a HarnessError before any container starts otherwise."""
     settings = []
     for v in versions:
-        images.check_kafka_version(v)
+        kafka_release(v)  # every version's form first, before any is fetched
+    for v in versions:
         s = base.with_overrides(kafka_version=v)
-        images.require_present(s)
+        images.ensure(s, pull=False)
         settings.append(s)
     return settings
 

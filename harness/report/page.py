@@ -26,7 +26,7 @@ from harness.report import figures
 from harness.report.run_folder import Pair, Side, read_pair
 from harness.report.series import Timeline, timeline
 from harness.report.verdicts import Expectation, expectations
-from harness.verdict.summary import pair_summary
+from harness.verdict.summary import pair_summary, versions_text
 
 REPORT = "report.html"
 DEFAULT_CLIENT = "librdkafka"  # the workloads' client, unless a verdict names another
@@ -59,6 +59,7 @@ def _environment() -> jinja2.Environment:
     )
     env.filters["compact"] = lambda value: json.dumps(value, separators=(", ", ": "))
     env.filters["clock"] = _clock
+    env.filters["versions"] = versions_text
     return env
 
 
@@ -149,7 +150,7 @@ def build(folder: Path, story: str | None = None) -> Path:
         outcome=pair.outcome,
         outcome_text=OUTCOMES[pair.outcome],
         kafka_versions=sorted({c.get("kafka_version", "?") for c in contexts}),
-        client=next((c["client"] for c in contexts if c.get("client")), DEFAULT_CLIENT),
+        client=", ".join(sorted({c["client"] for c in contexts if c.get("client")})) or DEFAULT_CLIENT,
         summary=pair_summary(pair.verdict) if pair.verdict else "",
         sides=sides,
         started=_clock(min((s.timeline.t0 for s in sides if s.timeline.t0), default=0)),

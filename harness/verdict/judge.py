@@ -32,7 +32,21 @@ A pair is:
     notes           human detail: which ledger lines were ignored
     fault_errors    steps of the fault schedule that failed or were skipped (the variant
                     then does not pass: its fault did not happen as written)
-    kafka_version, broker_settings (a side with its own cluster), client_security
+    kafka_version   the brokers' Kafka release (the side's pin, ``--kafka-version`` or the default)
+    client          the apps' client: "librdkafka" (confluent-kafka, the Python apps) or "java"
+                    (Kafka's Java client; a Streams app's kafka-streams)
+    client_package  what client_version is the release of: "confluent-kafka", "kafka-clients"
+                    or "kafka-streams"
+    client_version  the release the apps were given, e.g. "2.1.0"; by default the harness's own
+                    confluent-kafka, or the cluster's Kafka version (kafka-streams: the newest on
+                    Maven Central up to it)
+    client_requested the release asked for ("": none, the default)
+    client_pin      the side's own pin (``Variant.client``, e.g. "librdkafka==2.1.0"), which
+                    ``--client`` does not override; "" when it pins none
+    client_ran      the releases the apps said they ran on: librdkafka's own
+                    (``confluent_kafka.libversion()``; confluent-kafka 2.16.1 bundles librdkafka
+                    2.16.0) or kafka-clients' (its ``AppInfoParser``); one, normally
+    broker_settings (a side with its own cluster), client_security
     (PLAINTEXT or SASL_PLAINTEXT, harness.cluster.security), acls [{user, resource, operations}]
     granted for the run, topics, topic_config, consumer_view, read_partitions (the
     consumer's partitions of the main topic; empty: all), producer_config, run_dir
@@ -43,6 +57,7 @@ A pair is:
                     completed_commits (its transactions in __transaction_state), and
                     sink_missing / sink_repeated / aggregate_mismatch
     workload        one report per app process (incarnation): app, incarnation, exit,
+                    client_version (and confluent_kafka, a Python app's package release),
                     outcomes {ok, fail, info, unfinished}, errors {error name: count},
                     longest_ack_gap_s (how long it went without any acknowledgement:
                     unavailability, not loss), resent; or setup_error {error, message, config}

@@ -23,6 +23,7 @@ def pair_summary(pair: PairVerdict) -> str:
             f"indeterminate {stats['indeterminate']} of which read {stats['indeterminate_read']}, "
             f"read {stats['read_committed_records']} committed / {stats['read_uncommitted_records']} uncommitted)"
         )
+        lines.append(f"            versions: {versions_text(v.context)}")
         for anomaly, finding in v.result.anomalies.items():
             if finding.examples:
                 lines.append(f"            e.g. {anomaly}: {json.dumps(finding.examples[0])}")
@@ -47,6 +48,32 @@ def pair_summary(pair: PairVerdict) -> str:
             where = f"{st['partition']} at {st['lso']}"
             lines.append(f"            read_committed readers stalled {st['seconds']:.1f}s on {where}{against}")
     return "\n".join(lines)
+
+
+# What each client's apps report as the release they ran on (``client_ran``).
+_RAN = {"librdkafka": "librdkafka", "java": "kafka-clients"}
+
+
+def versions_text(context: dict[str, Any]) -> str:
+    """The releases a side ran on: its brokers' Kafka, and its apps' client as chosen and as the
+    apps said they ran, e.g. ``Kafka 3.6.1; librdkafka: confluent-kafka 2.1.0 (pinned by this
+    side), librdkafka 2.1.0 ran``."""
+    text = f"Kafka {context.get('kafka_version', 'unknown')}"
+    client = context.get("client")
+    if not client:
+        return text
+    chosen = (
+        f"pinned by this side: {context['client_pin']}"
+        if context.get("client_pin")
+        else "asked for"
+        if context.get("client_requested")
+        else "default"
+    )
+    text += f"; {client}"
+    if context.get("client_version"):  # verdicts from before versions were recorded have none
+        text += f": {context.get('client_package', '')} {context['client_version']} ({chosen})"
+    ran = context.get("client_ran", [])
+    return text + (f", {_RAN.get(client, client)} {' and '.join(ran)} ran" if ran else "")
 
 
 def _workload_lines(workload: list[dict[str, Any]]) -> list[str]:

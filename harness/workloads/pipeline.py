@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from harness.checker.sinks import count_effects
 from harness.cluster.kafka import KafkaCluster
@@ -70,7 +70,8 @@ class PipelineWorkload:
     sink: str = "kafka"
     sink_db: str = ""
     client: str = clients.LIBRDKAFKA  # or clients.JAVA (no SQLite sink)
-    client_version: str = ""  # the Java client's; "": the cluster's Kafka version
+    client_version: str = ""  # the client's release; "": the default (clients.version_for)
+    client_choices: ClassVar[tuple[str, ...]] = clients.CLIENTS
 
     def plan(self, side: Side) -> Plan:
         cluster, run_dir = side.cluster, side.run_dir
@@ -85,7 +86,7 @@ class PipelineWorkload:
         client = clients.check(self.client)
         if client == clients.JAVA and not to_kafka:
             raise HarnessError("the Java transformer app has no SQLite sink: run this pipeline on librdkafka")
-        version = self.client_version or cluster.settings.kafka_version
+        version = clients.version_for(clients.ClientSpec(client, self.client_version), cluster.settings.kafka_version)
         command = clients.app_command(client, PYTHON_APP, java_clients.TRANSFORMER_APP, cluster.settings, version)
         app_producer, app_consumer = producer_config, self.consumer_config
         if client == clients.JAVA:
@@ -129,7 +130,9 @@ class PipelineWorkload:
             transactional_ids=sorted(set(ids)) if self.mode == "transactional" and to_kafka else [],
             sink=None if to_kafka else DatabaseRows(sink_db),  # type: ignore[arg-type]
             client=client,
-            client_version=version if client == clients.JAVA else "",
+            client_version=version,
+            client_requested=self.client_version,
+            client_package=clients.package(client),
         )
 
     def _transactional_id(self, side: str, i: int) -> str:

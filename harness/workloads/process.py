@@ -13,12 +13,13 @@ collects them (a killed incarnation has none), with each incarnation's wall-cloc
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,11 +30,16 @@ from harness import stopping
 SpecFor = Callable[[Path, list[Path]], dict[str, Any]]
 # The command line of an incarnation, from the path its spec was written to and the spec.
 Command = Callable[[Path, dict[str, Any]], list[str]]
+_SOURCE = Path(__file__).resolve().parents[2]  # the folder holding this harness package
 
 
-def python_app(module: str) -> Command:
-    """A Python app of this harness: ``python -m MODULE SPEC.json`` with this interpreter."""
-    return lambda spec_path, spec: [sys.executable, "-m", module, str(spec_path)]
+def python_app(module: str, path: Sequence[Path] = ()) -> Command:
+    """A Python app of this harness: ``python -m MODULE SPEC.json`` with this interpreter; with
+    ``path``, those folders come first on its import path (another confluent-kafka), then this
+    harness's own source, then this interpreter's packages."""
+    # `env` replaces itself with the app: the process the harness signals is the app's own.
+    prefix = ["env", f"PYTHONPATH={os.pathsep.join(map(str, [*path, _SOURCE]))}"] if path else []
+    return lambda spec_path, spec: [*prefix, sys.executable, "-m", module, str(spec_path)]
 
 
 @dataclass

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from harness.configcheck.catalogue import Kind
 from harness.faults.roles import TxnCoordinator
@@ -58,7 +58,9 @@ class ProducerWorkload:
     user: str = ""  # the producer's SASL login on a secured cluster; "": the harness's own
     hijacker: Hijacker | None = None
     client: str = clients.LIBRDKAFKA  # or clients.JAVA
-    client_version: str = ""  # the Java client's; "": the cluster's Kafka version
+    # confluent-kafka's release (librdkafka) or kafka-clients' (java); "": the default
+    # (clients.version_for: the harness's own confluent-kafka, the cluster's Kafka version)
+    client_version: str = ""
     # Java client settings in its own names, over the translated ones: a user's Java file,
     # verbatim (verify-config --client java).
     java_config: dict[str, Any] = field(default_factory=dict)
@@ -68,6 +70,7 @@ class ProducerWorkload:
     # No partition of the topic is led by the transaction coordinator's broker: a fault on
     # that broker's client link then reaches the transaction requests alone, not the sends.
     leaders_off_coordinator: bool = False
+    client_choices: ClassVar[tuple[str, ...]] = clients.CLIENTS
 
     def plan(self, side: Side) -> Plan:
         cluster = side.cluster
@@ -81,7 +84,7 @@ class ProducerWorkload:
             avoid = TxnCoordinator(config["transactional.id"]).resolve(cluster)[0]
         cluster.create_topic(topic, self.partitions, config=side.topic_config, leaders_not_on=avoid)
         client = clients.check(self.client)
-        version = self.client_version or cluster.settings.kafka_version
+        version = clients.version_for(clients.ClientSpec(client, self.client_version), cluster.settings.kafka_version)
         command = clients.app_command(client, PYTHON_APP, java_clients.PRODUCER_APP, cluster.settings, version)
         app_config = config
         if client == clients.JAVA:
@@ -106,7 +109,9 @@ class ProducerWorkload:
             budget_s=self.count / self.rate_per_s + _SLACK_S,
             transactional_ids=[config["transactional.id"]] if "transactional.id" in config else [],
             client=client,
-            client_version=version if client == clients.JAVA else "",
+            client_version=version,
+            client_requested=self.client_version,
+            client_package=clients.package(client),
         )
 
 

@@ -48,6 +48,7 @@ from harness.workloads.apps.transactions import (
     aborts_on_purpose,
     end_transaction,
     fenced,
+    print_report,
     report_progress_with,
 )
 
@@ -302,7 +303,7 @@ def _run_transactions(spec: ProducerSpec, sender: _Sender, seqs: list[int], firs
 def main() -> None:
     spec = ProducerSpec(**json.loads(Path(sys.argv[1]).read_text()))
     report = run(spec)
-    print(json.dumps(report), flush=True)
+    print_report(report)
     sys.exit(2 if "setup_error" in report else FENCED_EXIT if "fenced" in report else 0)
 
 

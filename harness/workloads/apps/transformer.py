@@ -53,6 +53,7 @@ from harness.workloads.apps.transactions import (
     bounded,
     end_transaction,
     fenced,
+    print_report,
     report_progress_with,
 )
 
@@ -272,7 +273,7 @@ def main() -> None:
     ledger = LedgerWriter(Path(spec.ledger))
     report = _App(spec, ledger).run()
     ledger.close()
-    print(json.dumps(report), flush=True)
+    print_report(report)
     sys.exit(FENCED_EXIT if "fenced" in report else 0)
 
 

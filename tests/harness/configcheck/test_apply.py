@@ -48,7 +48,7 @@ def test_the_guarantee_runs_the_files_but_keeps_the_fault_timing() -> None:
     assert whose.startswith("the scenario's") and scenario.guarantee.workload.config == b3.workload.config
 
 
-@pytest.mark.parametrize(("sid", "why"), [("B1", "pipeline"), ("B9", "research"), ("B10", "ACLs"), ("C2", "Spark")])
+@pytest.mark.parametrize(("sid", "why"), [("B1", "pipeline"), ("B12", "research"), ("B10", "ACLs"), ("C2", "Spark")])
 def test_scenarios_your_files_cannot_run_are_refused(sid: str, why: str) -> None:
     with pytest.raises(HarnessError, match=why):
         choose([sid])

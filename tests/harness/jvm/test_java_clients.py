@@ -26,6 +26,8 @@ from harness.workloads.apps.producer import ProducerSpec
 from harness.workloads.resume import SessionSoFar
 
 REPO = Path(__file__).resolve().parents[2]
+# A client older than every tested broker: the apps, built against 4.3.1, run on it too.
+OLD_CLIENT = "3.7.1"
 NOWHERE = "127.0.0.1:9"  # nothing listens there: a client that needs no broker, or finds none
 APP_TIMEOUT_S = 180
 
@@ -190,7 +192,7 @@ def test_the_java_transformer_refuses_a_database_sink(tmp_path: Path) -> None:
 
 
 @pytest.mark.cluster
-@pytest.mark.parametrize("version", KNOWN_KAFKA_VERSIONS)
+@pytest.mark.parametrize("version", [*KNOWN_KAFKA_VERSIONS, OLD_CLIENT])
 def test_an_idempotent_java_producer_writes_every_record_once(
     cluster: KafkaCluster, tmp_path: Path, version: str
 ) -> None:
@@ -201,6 +203,7 @@ def test_an_idempotent_java_producer_writes_every_record_once(
     code, report = _run(PRODUCER_APP, spec, path, version)
     assert code == 0, report
     assert report["outcomes"]["ok"] == 2000
+    assert report["client_version"] == version  # the jar on the class path, not the build's 4.3.1
     result = check(_history(cluster, [topic], [path], tmp_path))
     assert _anomalies(result) == {}
     assert result.stats["acknowledged"] == 2000
@@ -208,7 +211,7 @@ def test_an_idempotent_java_producer_writes_every_record_once(
 
 
 @pytest.mark.cluster
-@pytest.mark.parametrize("version", KNOWN_KAFKA_VERSIONS)
+@pytest.mark.parametrize("version", [*KNOWN_KAFKA_VERSIONS, OLD_CLIENT])
 def test_a_transactional_java_producer_hides_its_aborted_transactions_from_read_committed(
     cluster: KafkaCluster, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, version: str
 ) -> None:
@@ -222,6 +225,7 @@ def test_a_transactional_java_producer_hides_its_aborted_transactions_from_read_
     )
     code, report = _run(PRODUCER_APP, spec, path, version)
     assert code == 0, report
+    assert report["client_version"] == version
     h = _history(cluster, [topic], [path], tmp_path)
     committed = check(h)
     assert _anomalies(committed) == {}

@@ -15,7 +15,7 @@ from harness.faults.kinds.protocol import apis, protocol
 from harness.runner import run_variant
 from harness.scenario import Scenario, Variant, on_client
 from harness.verdict.judge import FORBIDDEN
-from harness.workloads.clients import CLIENTS
+from harness.workloads.clients import CLIENTS, ClientSpec
 from harness.workloads.producer import ProducerWorkload
 
 
@@ -86,7 +86,7 @@ SCENARIO = Scenario(
 def test_each_action_hits_one_end_txn_and_the_transactions_stay_whole(
     cluster: KafkaCluster, tmp_path: Path, client: str
 ) -> None:
-    scenario = on_client(SCENARIO, client)
+    scenario = on_client(SCENARIO, ClientSpec(client))
     verdict = run_variant(cluster, scenario, scenario.guarantee, tmp_path)
     assert verdict.passed, verdict.reasons
     faults = verdict.context["faults"]
