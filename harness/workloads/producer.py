@@ -49,6 +49,7 @@ class ProducerWorkload:
     txn_size: int = 10  # used when the config has a transactional.id
     abort_every: int = 0
     duplicate_every: int = 0  # an application bug: produce() every n-th record twice
+    source_header: bool = False  # every record's id in a header too (the input of a user's app)
     user: str = ""  # the producer's SASL login on a secured cluster; "": the harness's own
     hijacker: Hijacker | None = None
     client: str = clients.LIBRDKAFKA  # or clients.JAVA
@@ -124,6 +125,7 @@ def producer_spec(
                 txn_size=w.txn_size,
                 abort_every=w.abort_every,
                 duplicate_every=w.duplicate_every,
+                source_header=w.source_header,
                 resume=producer_resume(earlier, session, "transactional.id" in config),
                 login=login,
             )

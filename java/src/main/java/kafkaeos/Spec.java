@@ -64,6 +64,7 @@ final class Spec {
         public double txnMs;
         public int abortEvery;
         public int duplicateEvery;
+        public boolean sourceHeader;
         public double flushTimeoutS = 120.0;
         public ProducerResume resume;
     }
