@@ -42,6 +42,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * KEH_OUTPUT_TOPIC, KEH_GROUP_ID, KEH_TRANSACTIONAL_ID_PREFIX, KEH_INSTANCE); it runs until it is stopped.
  */
 public final class OrderEnricher {
+    private static final long WORK_MS = 5;
+
     private OrderEnricher() {
     }
 
@@ -62,6 +64,7 @@ public final class OrderEnricher {
         if (!bug.equals("read-uncommitted")) {
             consumerProps.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         }
+        consumerProps.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "100"); // a transaction per 100 orders at most
         // A killed instance leaves the group in seconds, so its partitions move on quickly.
         consumerProps.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, "6000");
         consumerProps.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, "1500");
@@ -97,6 +100,7 @@ public final class OrderEnricher {
                 try {
                     Map<TopicPartition, OffsetAndMetadata> next = new HashMap<>();
                     for (ConsumerRecord<byte[], byte[]> order : batch) {
+                        Thread.sleep(WORK_MS); // what enriching an order costs (a lookup elsewhere)
                         producer.send(new ProducerRecord<>(output, order.key(), enrich(order.value())));
                         next.put(new TopicPartition(order.topic(), order.partition()),
                             new OffsetAndMetadata(order.offset() + 1));
