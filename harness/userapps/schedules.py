@@ -93,10 +93,9 @@ def like(scenario_id: str, instances: int) -> tuple[StepsFor, PipelineWorkload]:
     scenario = scenarios.get(scenario_id)
     workload = scenario.workload
     if not isinstance(workload, PipelineWorkload):
-        usable = ", ".join(s.id for s in scenarios.all_scenarios().values() if isinstance(s.workload, PipelineWorkload))
         raise HarnessError(
             f"--like {scenario.id}: {scenario.id} runs a {type(workload).__name__}, not a consume-transform-produce "
-            f"app; pick one of {usable}, or write a schedule (--schedule FILE)"
+            f"app; pick one of {', '.join(usable())}, or write a schedule (--schedule FILE)"
         )
     names = {transformer(i): instance_name(i) for i in range(1, instances + 1)}
 
@@ -105,6 +104,19 @@ def like(scenario_id: str, instances: int) -> tuple[StepsFor, PipelineWorkload]:
 
     steps("check")  # refused now, before any container starts, if it cannot be carried over
     return steps, workload
+
+
+def usable() -> list[str]:
+    """The scenarios whose schedules ``like`` carries over (with enough instances)."""
+    found = []
+    for scenario in scenarios.all_scenarios().values():
+        if isinstance(scenario.workload, PipelineWorkload):
+            try:
+                like(scenario.id, scenario.workload.instances + scenario.workload.standby)
+            except HarnessError:
+                continue
+            found.append(scenario.id)
+    return found
 
 
 def _carried_over(scenario_id: str, step: Step, names: dict[str, str], instances: int) -> Step:
