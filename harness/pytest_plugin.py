@@ -229,8 +229,8 @@ class FaultsFixture:
 
     @contextmanager
     def schedule(self, steps: Sequence[Step]) -> Iterator[Schedule]:
-        """The steps run beside the block, timed from its start; at its end every step has been
-        injected (waited for at most ``timeout_s`` more) and everything is healed."""
+        """The steps run beside the block, timed from its start; at its end the steps still to
+        come are waited for (up to ``CATCH_UP_S``), then everything is healed."""
         running = Schedule(self._run.faults, list(steps)).start()
         self._run.schedules.append(running)
         try:
@@ -321,16 +321,17 @@ def assert_exactly_once(_kafka_eos_run: _TestRun, request: pytest.FixtureRequest
         """``view``: how the output's consumers read it; ``extract``: your ``module:function``
         naming an output's input; ``group``: the group of an app the test runs itself."""
         __tracebackhide__ = True  # a failure points at the test's line, not at the plugin
-        users = next((u for u in run.apps if u.input is input and u.output_topic == output), None)
-        if users is None:  # an app the test runs itself: no instances to stop, maybe a group to watch
-            users = _watched(run, input, output, group)
-        for app in users.apps:
-            app.wait(timeout_s)
-        if not users.apps and group is None:
-            _wait_quiet(run.kafka.cluster, output, timeout_s)
+        # Healed first: a killed app then starts again and is waited for like the others.
         for schedule in run.schedules:
             schedule.finish()
         run.faults.heal_all()
+        users = next((u for u in run.apps if u.input is input and u.output_topic == output), None)
+        if users is None:  # an app the test runs itself: no instances to stop, maybe a group to watch
+            users = _watched(run, input, output, group)
+            if group is None:
+                _wait_quiet(run.kafka.cluster, output, timeout_s)
+        for app in users.apps:
+            app.wait(timeout_s)
         plan = app_plan(users, run.side_dir, Naming(extract), view)
         side = Side(run.kafka.cluster, run.side_dir, request.node.name, {}, {}, APP_LINKS)
         errors = [e for s in run.schedules for e in s.errors]

@@ -142,7 +142,7 @@ def test_an_empty_folder_still_gets_a_page(tmp_path: Path) -> None:
 
 
 def test_write_never_raises(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
-    def broken(folder: Path, story: str | None = None) -> Path:
+    def broken(folder: Path, story: str | None = None, title: str | None = None) -> Path:
         raise ValueError("boom")
 
     monkeypatch.setattr(page, "build", broken)

@@ -27,7 +27,7 @@ from harness.userapps.check_app import check, run_folder
 from harness.userapps.contract import ContractError
 from harness.userapps.workload import UserAppWorkload
 from harness.verdict.judge import VariantVerdict, side_outcome
-from tests.harness.test_stopping import ours
+from tests.harness.test_stopping import ours, processes_naming
 
 ROOT = Path(__file__).resolve().parents[3]
 PYTHON_APP = [sys.executable, str(ROOT / "examples" / "python-app" / "src" / "eos_app.py")]
@@ -113,19 +113,7 @@ def test_an_app_breaking_the_contract_gets_one_line(
     with pytest.raises(ContractError, match=said) as caught:
         _run(cluster, tmp_path, [sys.executable, "-c", code], schedules.none(), inputs=50, idle_timeout_s=5)
     assert "\n" not in str(caught.value)
-    assert _processes_with(code) == []
-
-
-def _processes_with(marker: str) -> list[str]:
-    found = []
-    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
-        try:
-            text = cmdline.read_bytes().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:
-            continue
-        if marker in text and "pytest" not in text:
-            found.append(f"{cmdline.parent.name}: {text[:100]}")
-    return found
+    assert processes_naming(Path(code)) == []
 
 
 def _cli(*args: str, **popen: object) -> subprocess.Popen[str]:
@@ -174,7 +162,7 @@ def test_the_command_judges_writes_its_files_and_leaves_nothing(tmp_path: Path, 
     assert (folder / "app" / "verdict.json").exists() and (folder / "report.html").exists()
     case = ET.parse(junit).getroot().find("testsuite/testcase")
     assert case is not None and case.find("failure").get("type") == "violated"  # type: ignore[union-attr]
-    assert ours(proc.pid) == [] and _processes_with(command) == []
+    assert ours(proc.pid) == [] and processes_naming(Path(command)) == []
 
 
 @pytest.mark.cluster
@@ -205,6 +193,6 @@ def test_ctrl_c_mid_run_leaves_nothing(tmp_path: Path) -> None:
         if proc.poll() is None:
             proc.kill()
     assert proc.returncode == 128 + signal.SIGINT, "".join(lines[-20:])
-    assert ours(proc.pid) == [] and _processes_with(str(marker)) == []
+    assert ours(proc.pid) == [] and processes_naming(marker) == []
     (folder,) = (tmp_path / "runs").iterdir()
     assert (folder / "report.html").exists()
