@@ -41,8 +41,10 @@ def test_offsets_committed_outside_the_transaction_are_caught(
         time.sleep(1)
     with pytest.raises(ExactlyOnceViolation) as caught:
         assert_exactly_once(input=orders, output=enriched)
-    # Restarted from offsets behind its committed outputs: orders enriched twice.
-    assert caught.value.counts["sink_repeated"] > 0, str(caught.value)
+    # librdkafka auto-commits what the app has read on a timer: the restarted app starts behind
+    # its committed outputs (orders enriched twice) or ahead of them (orders never enriched).
+    counts = caught.value.counts
+    assert counts["sink_repeated"] + counts["sink_missing"] > 0, str(caught.value)
 
 
 def test_reading_aborted_orders_is_caught(kafka_cluster, eos_input, kafka_app, assert_exactly_once):

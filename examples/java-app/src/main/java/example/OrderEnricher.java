@@ -64,7 +64,7 @@ public final class OrderEnricher {
         if (!bug.equals("read-uncommitted")) {
             consumerProps.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         }
-        consumerProps.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "100"); // a transaction per 100 orders at most
+        consumerProps.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "20"); // a transaction per 20 orders at most
         // A killed instance leaves the group in seconds, so its partitions move on quickly.
         consumerProps.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, "6000");
         consumerProps.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, "1500");
