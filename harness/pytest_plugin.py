@@ -182,7 +182,8 @@ class _TestRun:
         return self.folder / APP_SIDE
 
     def close(self) -> None:
-        """Heal every fault (a killed app is started again), then kill every app."""
+        """Heal every fault (a killed app is started again), then kill every app; a test that
+        ended before ``assert_exactly_once`` still gets a report of what it left."""
         try:
             for schedule in self.schedules:
                 schedule.finish()
@@ -194,6 +195,8 @@ class _TestRun:
                 if users.progress is not None:
                     users.progress.close()
             stopping.kill_children()
+            if self.folder.is_dir() and not (self.folder / report_page.REPORT).exists():
+                report_page.write(self.folder, "The test ended before assert_exactly_once judged its app.")
 
 
 @pytest.fixture
