@@ -339,8 +339,9 @@ def assert_exactly_once(_kafka_eos_run: _TestRun, request: pytest.FixtureRequest
         side = Side(run.kafka.cluster, run.side_dir, request.node.name, {}, {}, APP_LINKS)
         errors = [e for s in run.schedules for e in s.errors]
         verdict = judge_side(request.node.name, APP_VARIANT, side, plan, run.faults, errors, [], run.started_at)
-        report = report_page.write(run.folder, _story(users, view), " ".join(users.command) or "the test's own app")
         breach = contract_breach(verdict)
+        story = _story(users, view) + (f"\n\nNo verdict: {breach}" if breach else "")
+        report = report_page.write(run.folder, story, " ".join(users.command) or "the test's own app")
         if breach is not None:
             pytest.fail(f"{breach} (report: {report})", pytrace=False)
         if not verdict.passed:

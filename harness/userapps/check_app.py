@@ -54,16 +54,17 @@ def check(
     """One run of ``app`` under ``schedule`` into ``folder`` (its ``report.html`` too, also when
     interrupted); the verdict, or a ContractError when the app breaks the contract."""
     scenario = Scenario(APP_ID, title, story, app, schedule, APP_VARIANT, APP_VARIANT)
+    breach: ContractError | None = None
 
     def report() -> None:
-        report_page.write(folder, story, title)
+        report_page.write(folder, story if breach is None else f"{story}\n\nNo verdict: {breach}", title)
 
     try:
         with stopping.last_words(report):  # Ctrl-C ends the process at once: the page first
             verdict = run_variant(cluster, scenario, APP_VARIANT, folder / APP_VARIANT.name, APP_LINKS)
+        breach = contract_breach(verdict)
     finally:
         report()
-    breach = contract_breach(verdict)
     if breach is not None:
         raise breach
     return verdict

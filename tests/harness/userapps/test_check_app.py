@@ -171,6 +171,20 @@ def test_the_command_judges_writes_its_files_and_leaves_nothing(tmp_path: Path, 
 
 
 @pytest.mark.cluster
+def test_an_app_crashing_on_start_is_one_line_exit_2_and_nothing_left(tmp_path: Path) -> None:
+    marker = tmp_path / f"app-{uuid.uuid4().hex[:8]}"
+    marker.mkdir()
+    (marker / "app.py").write_text("import os\nprint(os.environ['KEH_BROKERS'])\n")  # not a variable it is given
+    proc = _cli("--cmd", f"{sys.executable} {marker / 'app.py'}", "--input-topic", "in", "--output-topic", "out",
+                "--inputs", "20", "--no-faults", "--runs-dir", str(tmp_path / "runs"))  # fmt: skip
+    out, err = proc.communicate(timeout=600)
+    assert proc.returncode == 2, err[-2000:]
+    (line,) = [line for line in err.splitlines() if line.startswith("kafka-harness: error:")]
+    assert "app-1 exited with status 1" in line and "(it crashed on start): KeyError: 'KEH_BROKERS'" in line
+    assert out == "" and ours(proc.pid) == [] and processes_naming(marker) == []
+
+
+@pytest.mark.cluster
 def test_ctrl_c_mid_run_leaves_nothing(tmp_path: Path) -> None:
     marker = tmp_path / f"app-{uuid.uuid4().hex[:8]}"  # in the app's command line: found in /proc
     marker.mkdir()
