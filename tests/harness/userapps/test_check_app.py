@@ -91,6 +91,14 @@ def test_the_python_example_survives_b1s_schedule(cluster: KafkaCluster, tmp_pat
     assert sum(f["fault"] == "kill" for f in verdict.context["faults"]) == 3
 
 
+def test_two_instances_share_the_input_and_survive_a_kill_of_one(cluster: KafkaCluster, tmp_path: Path) -> None:
+    started = time.monotonic()
+    verdict = _run(cluster, tmp_path, PYTHON_APP, instances=2)
+    print(f"python fixed, 2 instances: {side_outcome(verdict)} in {time.monotonic() - started:.1f}s")
+    assert verdict.passed, verdict.reasons
+    assert {r["app"] for r in verdict.context["workload"]} == {"app-1", "app-2"}
+
+
 def test_the_python_example_reading_uncommitted_is_caught(cluster: KafkaCluster, tmp_path: Path) -> None:
     verdict = _run(cluster, tmp_path, [*PYTHON_APP, "--bug", "read-uncommitted"], schedules.none())
     assert verdict.count("sink_aborted") > 0 and verdict.count("sink_repeated") == 0, verdict.reasons
