@@ -14,8 +14,15 @@ JUNIT ?= runs/junit/make-test.xml
 # Two pytest-xdist workers, each with its own session cluster: a scenario mostly waits on its
 # faults and apps, so on 2 cores two run side by side (TEST_WORKERS=0: one process, one cluster).
 TEST_WORKERS ?= 2
+# Then the example user project (examples/python-app) as its users run it: its own rootdir and
+# settings (not tests/conftest.py), the plugin as installed, a cluster of its own. Both always run.
+EXAMPLE = examples/python-app
 test: $(VENV)/python  ## everything, against real three-broker clusters
-	$(VENV)/python -m pytest -ra --durations=40 --junitxml=$(JUNIT) -n $(TEST_WORKERS)
+	@status=0; \
+	$(VENV)/python -m pytest -ra --durations=40 --junitxml=$(JUNIT) -n $(TEST_WORKERS) || status=$$?; \
+	$(VENV)/python -m pytest -ra --rootdir $(EXAMPLE) -c $(EXAMPLE)/pyproject.toml \
+		--junitxml=$(JUNIT:.xml=-example.xml) $(EXAMPLE)/tests || status=$$?; \
+	exit $$status
 
 test-unit: $(VENV)/python  ## only the tests that need no cluster and no Spark JVM (by marker)
 	$(VENV)/python -m pytest -ra -m "not cluster and not spark"
@@ -26,8 +33,8 @@ test-properties: $(VENV)/python  ## the checker against thousands of generated h
 	$(VENV)/python -m pytest -ra tests/harness/checker/test_properties.py --hypothesis-profile=deep --hypothesis-show-statistics
 
 lint: $(VENV)/python
-	$(VENV)/ruff check harness scenarios tests bench spark_jobs
-	$(VENV)/ruff format --check harness scenarios tests bench spark_jobs
+	$(VENV)/ruff check harness scenarios tests bench spark_jobs examples
+	$(VENV)/ruff format --check harness scenarios tests bench spark_jobs examples
 	@unformatted=$$(cd toxiproxy && gofmt -l .); if [ -n "$$unformatted" ]; then echo "gofmt: $$unformatted" >&2; exit 1; fi
 	cd toxiproxy && go vet ./...
 

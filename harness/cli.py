@@ -1,4 +1,5 @@
-"""``kafka-harness``: list and run scenarios, build images, clean up leftovers, verify configs, index reports.
+"""``kafka-harness``: list and run scenarios, check your own app, build images, clean up leftovers, verify
+configs, index reports.
 
 Exit status: 0 success (a scenario pair passed, or a research pair was reported), 1 a
 guarantee was violated, 3 a pair was inconclusive (its control showed nothing), 2 bad
@@ -24,6 +25,7 @@ from harness.jvm import java_clients
 from harness.progress import say
 from harness.scenario import on_client
 from harness.settings import DEFAULT_KAFKA_VERSION, KNOWN_KAFKA_VERSIONS, OLDEST_KAFKA_VERSION, Settings
+from harness.userapps import check_app
 from harness.verdict.judge import PairVerdict
 from harness.verdict.summary import pair_summary, stability_table
 from harness.workloads import librdkafka_versions
@@ -247,6 +249,8 @@ def parser() -> argparse.ArgumentParser:
     )
     versions(sp)
     sp.set_defaults(func=cmd_run)
+
+    check_app.add_parser(sub)
 
     sp = sub.add_parser("check", help="check a saved run again, with the numpy or the Spark engine")
     sp.add_argument("run_dir", metavar="RUN_DIR", help="a run folder (runs/<time>-<scenario>-<id>) or one side of it")

@@ -89,7 +89,25 @@ def _run_variant(
     schedule = Schedule(faults, scenario.schedule(plan.main_topic))
     with step(f"{scenario.id} {variant.name}: {', '.join(a.name for a in plan.autostart)} on {plan.main_topic}"):
         probe = _run_apps(cluster, plan, schedule)
-    with step(f"{scenario.id} {variant.name}: read back {', '.join(plan.topics)} (both isolation levels)"):
+    stalls = [stall.to_json() for stall in probe.stalls]
+    return judge_side(scenario.id, variant, side, plan, faults, schedule.errors, stalls, started_at)
+
+
+def judge_side(
+    scenario_id: str,
+    variant: Variant,
+    side: Side,
+    plan: Plan,
+    faults: Faults,
+    fault_errors: list[str],
+    stalls: list[dict[str, Any]],
+    started_at: float,
+) -> VariantVerdict:
+    """Read back, check and judge a side whose apps have finished and whose faults are healed:
+    ``verdict.json`` and the anomalous records in its folder, and its containers' logs when it
+    did not pass. ``stalls``: the LSO probe's, as JSON."""
+    cluster, run_dir = side.cluster, side.run_dir
+    with step(f"{scenario_id} {variant.name}: read back {', '.join(plan.topics)} (both isolation levels)"):
         only = {plan.main_topic: variant.read_partitions} if variant.read_partitions else None
         reads = readback.read_back(
             cluster.bootstrap_servers(), plan.topics, run_dir / "reads", only, login=cluster.client_config()
@@ -118,16 +136,16 @@ def _run_variant(
         # The releases the apps said they ran on (librdkafka's, kafka-clients'): one, normally.
         "client_ran": sorted({r["client_version"] for r in reports if r.get("client_version")}),
         "faults": faults.records(),
-        "fault_errors": schedule.errors,
+        "fault_errors": fault_errors,
         "run_dir": str(run_dir),
         "workload": reports,
-        "read_committed_stalls": [stall.to_json() for stall in probe.stalls],
+        "read_committed_stalls": stalls,
         "started_at": started_at,
         "ended_at": time.time(),
     }
     if plan.sink is not None:
         context["sink"] = plan.sink.findings(history, MAX_EXAMPLES)
-    verdict = judge(scenario.id, variant.name, result, variant.expect, context, variant.checks)
+    verdict = judge(scenario_id, variant.name, result, variant.expect, context, variant.checks)
     (run_dir / "verdict.json").write_text(json.dumps(verdict.to_json(), indent=2))
     pq.write_table(result.anomalous_records(), run_dir / ANOMALIES_FILE)
     if not verdict.passed:

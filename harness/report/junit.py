@@ -8,6 +8,10 @@ classname and time; failure and skipped with a message; counts on every suite).
   run did not do what the research needs; their findings are in
   ``system-out``. Every case's ``system-out`` has its expected-against-observed lines and
   the pair's ``report.html``.
+- **check-app**: a suite with one case, the user's app: it fails with its reasons when it broke
+  exactly-once or a check (``type="violated"``) or a fault did not happen as written
+  (``type="inconclusive"``); an app that breaks the harness's contract (crashed on start, never
+  read, outputs naming no input) is an ``error`` with the one line the command printed.
 - **verify-config**: a suite of static findings (an error fails; a warning or info passes,
   its text in ``system-out``; a rule that lacked its file is skipped) and a suite of dynamic
   rows. A *violated* row fails. *Unavailable* and *inconclusive* rows are **skipped** with
@@ -26,7 +30,7 @@ from harness.configcheck.rules import Severity
 from harness.report.page import REPORT
 from harness.report.run_folder import folder_of
 from harness.report.verdicts import expectations
-from harness.verdict.judge import PairVerdict, VariantVerdict
+from harness.verdict.judge import PairVerdict, VariantVerdict, side_outcome
 
 if TYPE_CHECKING:
     from harness.configcheck.report import Report
@@ -113,6 +117,25 @@ def _side_failure(case: ET.Element, pair: PairVerdict, v: VariantVerdict) -> Non
         message = f"the guarantee did not hold: {reasons}"
         kind = "violated" if pair.outcome == "failed" else pair.outcome
     _text(case, "failure", "\n".join(v.reasons), message=message, type=kind)
+
+
+# --- kafka-harness check-app ---------------------------------------------------------------
+
+
+def app_run(title: str, side: VariantVerdict | None, report: Path | None, breach: str = "") -> ET.ElementTree:
+    """The user's app as one case: its verdict, or the contract ``breach`` that left it without one."""
+    root = ET.Element("testsuites", name="kafka-harness check-app")
+    suite = _suite(root, title, side.context.get("started_at") if side else None)
+    case = _case(suite, "kafka-harness.check-app", "exactly once", _seconds(side) if side else 0.0)
+    if breach or side is None:
+        _text(case, "error", breach, message=breach, type="contract")
+    elif not side.passed:
+        outcome = side_outcome(side)
+        kind = "violated" if outcome == "failed" else outcome
+        _text(case, "failure", "\n".join(side.reasons), message=f"{outcome}: {'; '.join(side.reasons)}", type=kind)
+    lines = [e.line for e in expectations(side)] if side else []
+    _text(case, "system-out", "\n".join([*lines, f"report: {report or 'none'}"]))
+    return _count(root)
 
 
 # --- verify-config -------------------------------------------------------------------------

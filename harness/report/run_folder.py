@@ -25,9 +25,12 @@ import pyarrow.parquet as pq
 from harness.history import ledger
 from harness.history.columns import ISOLATIONS, view_path
 from harness.history.ledger import COLUMNS, END_MARK, EVENTS, INT_COLUMNS
-from harness.verdict.judge import PairVerdict, VariantVerdict
+from harness.verdict.judge import PairVerdict, VariantVerdict, side_outcome
 
 SIDES = ("control", "guarantee")
+# The one side of a user's app checked alone (kafka-harness check-app, the pytest plugin):
+# a folder with this side and no pair verdict.
+APP_SIDE = "app"
 ANOMALIES_FILE = "anomalies.parquet"  # <side>/anomalies.parquet: columns anomaly (string), id (int64)
 FOLDER_NAME = re.compile(r"(?P<stamp>\d{8}-\d{6})-(?P<scenario>.+)-(?P<id>[0-9a-f]{4})")
 # Example fields that name a record: the checker's ``id``, an exactly-once or sink finding's
@@ -87,8 +90,16 @@ class Pair:
     files: list[Path]  # the pair's own files (its verdict.json)
 
     @property
+    def alone(self) -> bool:
+        """A user's app checked alone, not a pair."""
+        return [s.name for s in self.sides] == [APP_SIDE]
+
+    @property
     def outcome(self) -> str:
-        return self.verdict.outcome if self.verdict else "incomplete"
+        if self.verdict:
+            return self.verdict.outcome
+        side = self.sides[0].verdict if self.alone else None
+        return side_outcome(side) if side else "incomplete"
 
 
 def folder_of(pair: PairVerdict) -> Path:
@@ -99,13 +110,14 @@ def folder_of(pair: PairVerdict) -> Path:
 def read_pair(folder: Path) -> Pair:
     name = FOLDER_NAME.fullmatch(folder.name)
     pair_doc = _json(folder / "verdict.json")
-    sides = [read_side(folder, s) for s in SIDES]
+    alone = (folder / APP_SIDE).is_dir()
+    sides = [read_side(folder, s) for s in ((APP_SIDE,) if alone else SIDES)]
     scenario = (
         pair_doc["scenario"]
         if pair_doc
         else next((s.verdict.scenario for s in sides if s.verdict), name["scenario"] if name else folder.name)
     )
-    missing = [] if pair_doc else ["verdict.json of the pair (the run did not finish)"]
+    missing = [] if pair_doc or alone else ["verdict.json of the pair (the run did not finish)"]
     verdict = PairVerdict.from_json(pair_doc) if pair_doc else None
     files = [Path("verdict.json")] if pair_doc else []
     return Pair(folder, scenario, name["stamp"] if name else "", verdict, sides, missing, files)

@@ -67,6 +67,9 @@ A pair is:
     started_at, ended_at  wall-clock seconds: the side's start (before its topics are
                     made and a pipeline's input is written) and the end of its check
 
+A side judged alone (a user's app: ``kafka-harness check-app``) is **passed** or **failed** by its
+expectations, and **inconclusive** when its fault schedule failed (``side_outcome``).
+
 A research scenario's pair is **reported**: no claim, the findings of both sides are the
 result; but it is inconclusive when its fault did not happen as written or one of its checks
 failed (the run did not do what the research needs).
@@ -179,6 +182,13 @@ def judge(
     verdict.reasons += [f"check failed: {c['name']}: {c['seen']} ({c['why']})" for c in verdict.checks if not c["ok"]]
     verdict.passed = not verdict.reasons
     return verdict
+
+
+def side_outcome(side: VariantVerdict) -> str:
+    """A side judged alone: inconclusive when a fault did not happen as written, else passed or failed."""
+    if side.context.get("fault_errors"):
+        return "inconclusive"
+    return "passed" if side.passed else "failed"
 
 
 @dataclass

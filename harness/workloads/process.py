@@ -58,8 +58,13 @@ class Incarnation:
 
 
 class AppProcess:
-    def __init__(self, name: str, run_dir: Path, spec_for: SpecFor, command: Command) -> None:
+    def __init__(
+        self, name: str, run_dir: Path, spec_for: SpecFor, command: Command, env: dict[str, str] | None = None
+    ) -> None:
+        """``env``: variables every incarnation gets over the harness's own environment (a
+        user's app reads its topics and servers there: harness.userapps.contract)."""
         self.name, self.run_dir, self.spec_for, self.command = name, run_dir, spec_for, command
+        self.env = {**os.environ, **env} if env else None
         self.incarnations: list[Incarnation] = []
         self._lock = threading.Lock()
 
@@ -77,7 +82,9 @@ class AppProcess:
             out = self.run_dir / f"{self.name}.{n}.out"
             with out.open("wb") as sink:
                 # A session of its own: only the harness decides when an app stops (harness.stopping).
-                proc = stopping.start(self.command(spec_path, spec), stdout=sink, stderr=subprocess.STDOUT)
+                proc = stopping.start(
+                    self.command(spec_path, spec), stdout=sink, stderr=subprocess.STDOUT, env=self.env
+                )
             incarnation = Incarnation(n, ledger, out, proc, time.time())
             threading.Thread(target=incarnation._watch, name=f"{self.name}.{n}-exit", daemon=True).start()
             self.incarnations.append(incarnation)

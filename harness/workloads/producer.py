@@ -55,6 +55,7 @@ class ProducerWorkload:
     on_commit_error: str = "retry"
     commit_timeout_s: float = 60.0
     pause_after_abort_ms: int = 0  # the app backs off this long after a transaction failed and was aborted
+    source_header: bool = False  # every record's id in a header too (the input of a user's app)
     user: str = ""  # the producer's SASL login on a secured cluster; "": the harness's own
     hijacker: Hijacker | None = None
     client: str = clients.LIBRDKAFKA  # or clients.JAVA
@@ -139,6 +140,7 @@ def producer_spec(
                 on_commit_error=w.on_commit_error,
                 commit_timeout_s=w.commit_timeout_s,
                 pause_after_abort_ms=w.pause_after_abort_ms,
+                source_header=w.source_header,
                 resume=producer_resume(earlier, session, "transactional.id" in config),
                 login=login,
             )

@@ -41,7 +41,7 @@ from typing import Any
 from confluent_kafka import KafkaError, KafkaException, Message, Producer
 
 from harness.history.ledger import LedgerWriter
-from harness.history.records import decode_id, encode_value, make_id
+from harness.history.records import SOURCE_HEADER, decode_id, encode_source, encode_value, make_id
 from harness.workloads.apps.transactions import (
     ABORTED,
     FENCED_EXIT,
@@ -80,6 +80,9 @@ class ProducerSpec:
     # After a transaction the app did not mean to abort was aborted (a send failed), wait this
     # long before the next one, as apps back off after an error.
     pause_after_abort_ms: int = 0
+    # Each record also carries its id in the header harness.history.records.SOURCE_HEADER (the
+    # input of a user's own app: harness.userapps.contract).
+    source_header: bool = False
     flush_timeout_s: float = 120.0
     # A restarted app's plan (harness.workloads.resume.producer_resume); None on a first start.
     resume: dict[str, Any] | None = None
@@ -179,9 +182,10 @@ class _Sender:
         self.ledger.invokes(spec.session, ids, spec.topic, keys, txn)
         for n, (record_id, key) in enumerate(zip(ids, keys, strict=True)):
             value = encode_value(record_id, spec.value_bytes)
+            headers = [(SOURCE_HEADER, encode_source(record_id))] if spec.source_header else None
             while True:
                 try:
-                    self.producer.produce(spec.topic, value, key, on_delivery=self._on_delivery)
+                    self.producer.produce(spec.topic, value, key, headers=headers, on_delivery=self._on_delivery)
                     break
                 except BufferError:  # local queue full: let deliveries drain
                     self.poll(0.1)

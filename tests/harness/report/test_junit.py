@@ -160,3 +160,21 @@ def test_verify_config_dynamic_rows(tmp_path: Path) -> None:
     assert [s.get("message", "").split(":")[0] for s in skipped] == ["unavailable", "inconclusive"]  # type: ignore[union-attr]
     # Failures in the file are exactly what makes verify-config exit 1.
     assert (int(root.get("failures", "0")) > 0) == (report.exit_status() == 1)
+
+
+def test_check_app_is_one_case_failed_by_its_reasons_or_errored_by_a_broken_contract(  # type: ignore[no-untyped-def]
+    results, tmp_path: Path
+) -> None:
+    report = Path("/runs/20261123-120000-APP-beef/report.html")
+    clean = junit.app_run("check-app: python app.py", side(results["clean plain"], "app", {}), report)
+    root = check_schema(junit.write(clean, tmp_path / "clean.xml"))
+    assert (root.get("tests"), root.get("failures"), root.get("errors")) == ("1", "0", "0")
+    assert f"report: {report}" in (cases(root)["kafka-harness.check-app exactly once"].findtext("system-out") or "")
+    broken = junit.app_run(
+        "check-app: python app.py", side(results["duplicate"], "app", {"duplicate": FORBIDDEN}), report
+    )
+    failure = check_schema(junit.write(broken, tmp_path / "broken.xml")).find("testsuite/testcase/failure")
+    assert failure is not None and failure.get("type") == "violated" and "duplicate" in (failure.get("message") or "")
+    line = "app-1 exited with status 3 0.1s after it started, before committing any input offset (it crashed on start)"
+    error = check_schema(junit.write(junit.app_run("check-app", None, None, line), tmp_path / "e.xml"))
+    assert error.get("errors") == "1" and error.find("testsuite/testcase/error").get("message") == line  # type: ignore[union-attr]

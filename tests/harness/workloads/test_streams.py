@@ -60,7 +60,10 @@ def test_the_transaction_log_records_are_read_for_their_id_and_state() -> None:
 
 
 def _rows(schema: pa.Schema, rows: list[tuple[object, ...]]) -> pa.Table:
-    return pa.table({name: [r[i] for r in rows] for i, name in enumerate(schema.names)}, schema=schema)
+    """Columns missing from the end of the rows (a record's headers) are null."""
+    return pa.table(
+        {name: [r[i] if i < len(r) else None for r in rows] for i, name in enumerate(schema.names)}, schema=schema
+    )
 
 
 def test_the_last_total_of_a_key_is_its_highest_offset_in_its_partition() -> None:

@@ -233,6 +233,9 @@ public final class ProducerApp {
             long id = ids[i];
             ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(spec.topic,
                 keys == null ? null : keys[i].getBytes(StandardCharsets.UTF_8), Values.encodeValue(id, spec.valueBytes));
+            if (spec.sourceHeader) {
+                record.headers().add(Values.SOURCE_HEADER, Long.toString(id).getBytes(StandardCharsets.US_ASCII));
+            }
             try {
                 producer.send(record, (metadata, e) -> delivered(id, metadata, e));
             } catch (KafkaException e) {

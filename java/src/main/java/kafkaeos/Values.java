@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 final class Values {
     private static final int SEQ_BITS = 32;
     static final long UNDECODABLE = -2; // harness.history.UNDECODABLE_ID
+    static final String SOURCE_HEADER = "keh-source"; // harness.history.records.SOURCE_HEADER
 
     private Values() {
     }
