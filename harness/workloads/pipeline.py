@@ -37,6 +37,11 @@ PYTHON_APP = "harness.workloads.apps.transformer"
 _INPUTS_PER_S, _SLACK_S = 50, 180
 
 
+def input_topic(output_topic: str) -> str:
+    """A pipeline's input topic, from the output topic its schedule is given."""
+    return output_topic.removesuffix("-out") + "-in"
+
+
 def transformer(i: int) -> str:
     """Name of a pipeline's i-th transformer app (from 1): fault target and ledger file stem."""
     return f"transformer-{i}"
@@ -75,7 +80,8 @@ class PipelineWorkload:
 
     def plan(self, side: Side) -> Plan:
         cluster, run_dir = side.cluster, side.run_dir
-        source, output = f"{side.name}-in", f"{side.name}-out"
+        output = f"{side.name}-out"
+        source = input_topic(output)
         sink_db = (Path(self.sink_db) if self.sink_db else run_dir / "sink.sqlite") if self.sink == "sqlite" else None
         to_kafka = sink_db is None
         for topic in (source, output) if to_kafka else (source,):
