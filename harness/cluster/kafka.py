@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from confluent_kafka import ElectionType, KafkaError, KafkaException, Producer, TopicPartition
+from confluent_kafka import Consumer, ElectionType, KafkaError, KafkaException, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 from docker.errors import DockerException
 from testcontainers.core.container import DockerContainer
@@ -340,6 +340,23 @@ class KafkaCluster:
             }
         )
         producer.init_transactions(timeout_s)
+
+    def ensure_offsets_topic(self, timeout_s: float = 60) -> None:
+        """Kafka creates ``__consumer_offsets`` when a group's coordinator is first asked for: a
+        throwaway consumer asks (for committed offsets, without joining), so who coordinates
+        which group is known before any app starts."""
+        consumer = Consumer(
+            {
+                "bootstrap.servers": self.bootstrap_servers(),
+                "group.id": "__harness_offsets",
+                "log_level": HARNESS_CLIENT_LOG_LEVEL,
+                **self.client_config(),
+            }
+        )
+        try:
+            consumer.committed([TopicPartition(PROBE_TOPIC, 0)], timeout=timeout_s)
+        finally:
+            consumer.close()
 
     # --- topics and metadata ------------------------------------------------------
 

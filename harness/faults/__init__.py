@@ -27,7 +27,18 @@ from harness.faults.kinds.reset_peer import reset_peer
 from harness.faults.kinds.restart import restart
 from harness.faults.kinds.slicer import slicer
 from harness.faults.kinds.stop import stop
-from harness.faults.roles import App, Brokers, Followers, Leader, Node, Replicas, Target, TxnCoordinator, java_hash
+from harness.faults.roles import (
+    App,
+    Brokers,
+    Followers,
+    GroupCoordinator,
+    Leader,
+    Node,
+    Replicas,
+    Target,
+    TxnCoordinator,
+    java_hash,
+)
 from harness.faults.schedule import Schedule, Step
 from harness.faults.specs import OWN_LINKS, FaultSpec
 
@@ -40,6 +51,7 @@ __all__ = [
     "FaultSpec",
     "Faults",
     "Followers",
+    "GroupCoordinator",
     "Injected",
     "Isr",
     "Leader",

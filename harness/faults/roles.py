@@ -94,6 +94,21 @@ class TxnCoordinator:
         return f"transaction coordinator of {self.transactional_id}"
 
 
+@dataclass(frozen=True)
+class GroupCoordinator:
+    """The broker coordinating a consumer group: the leader of its ``__consumer_offsets``
+    partition, which Kafka picks as abs(Java hashCode of the group id) mod the partition count."""
+
+    group_id: str
+
+    def resolve(self, cluster: KafkaCluster) -> list[int]:
+        partitions = int(cluster.broker_settings["offsets.topic.num.partitions"])
+        return [cluster.wait_for_leader("__consumer_offsets", java_hash(self.group_id) % partitions, timeout_s=30)]
+
+    def __str__(self) -> str:
+        return f"group coordinator of {self.group_id}"
+
+
 def java_hash(text: str) -> int:
     """Java's String.hashCode, made non-negative the way Kafka's Utils.abs does
     (absolute value, and 0 for Integer.MIN_VALUE)."""
@@ -117,4 +132,4 @@ class App:
         return f"app {self.name}"
 
 
-Target = Node | Brokers | Leader | Followers | Replicas | TxnCoordinator | App
+Target = Node | Brokers | Leader | Followers | Replicas | TxnCoordinator | GroupCoordinator | App

@@ -118,6 +118,19 @@ def fenced(app: str, why: str) -> Check:
     return Check(f"{app} fenced", why, seen)
 
 
+def stopped_by(app: str, message: str, why: str) -> Check:
+    """The app stopped on an error it could not go on from (exit 3: fenced or fatal) whose
+    message says ``message``."""
+
+    def seen(side: VariantVerdict) -> str | None:
+        stops = [r["fenced"] for r in _reports(side, app) if "fenced" in r]
+        if any(message in f"{s.get('error', '')}: {s.get('message', '')}" for s in stops):
+            return None
+        return f"stops {[s.get('message', s.get('error')) for s in stops] or 'none'}"
+
+    return Check(f"{app} stopped by: {message}", why, seen)
+
+
 def refused(app: str, error: str, why: str) -> Check:
     def seen(side: VariantVerdict) -> str | None:
         got = _report(side, app).get("setup_error", {}).get("error")

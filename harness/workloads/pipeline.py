@@ -19,6 +19,7 @@ from harness.checker.sinks import count_effects
 from harness.cluster.kafka import KafkaCluster
 from harness.configcheck.catalogue import Kind
 from harness.errors import HarnessError
+from harness.faults.roles import GroupCoordinator, TxnCoordinator
 from harness.history.columns import History
 from harness.jvm import java_clients
 from harness.workloads import clients
@@ -61,6 +62,10 @@ class PipelineWorkload:
     # True: every instance has the same transactional.id (a replacement fences the
     # original by id); False: one id each, fenced through the group metadata (KIP-447).
     shared_transactional_id: bool = False
+    # The group's coordinator is another broker than the transaction coordinator of the first
+    # app's transactional.id (the group id is chosen so): the group coordinator's checks of a
+    # transactional offset commit then cross the inter-broker links, where faults reach them.
+    coordinators_apart: bool = False
     batch_size: int = 50
     pause_before_commit_ms: int = 0
     abort_every: int = 0
@@ -99,13 +104,14 @@ class PipelineWorkload:
             app_producer = clients.java_config(producer_config, Kind.PRODUCER)[0]
             app_consumer = clients.java_config(self.consumer_config, Kind.CONSUMER)[0]
         ids = [self._transactional_id(side.name, i) for i in range(1, self.instances + self.standby + 1)]
+        group = self._group(cluster, side.name, ids[0])
         apps = []
         for i, transactional_id in enumerate(ids, start=1):
             spec = TransformerSpec(
                 bootstrap_servers=cluster.bootstrap_servers(side.own_links if i in self.own_links else "client"),
                 input_topic=source,
                 output_topic=output,
-                group_id=f"{side.name}-group",
+                group_id=group,
                 ledger="",
                 session=1 + i,  # session 1 is the input producer
                 mode=self.mode,
@@ -139,6 +145,18 @@ class PipelineWorkload:
             client_version=version,
             client_requested=self.client_version,
             client_package=clients.package(client),
+        )
+
+    def _group(self, cluster: KafkaCluster, side: str, transactional_id: str) -> str:
+        if not self.coordinators_apart:
+            return f"{side}-group"
+        cluster.ensure_transaction_log()
+        cluster.ensure_offsets_topic()
+        (txn_broker,) = TxnCoordinator(transactional_id).resolve(cluster)
+        return next(
+            group
+            for group in (f"{side}-group-{n}" for n in range(100))
+            if GroupCoordinator(group).resolve(cluster) != [txn_broker]
         )
 
     def _transactional_id(self, side: str, i: int) -> str:
