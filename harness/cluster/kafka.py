@@ -368,14 +368,17 @@ class KafkaCluster:
         config: dict[str, str] | None = None,
         timeout_s: float = 30,
         leaders_not_on: int | None = None,
+        one_leader: bool = False,
     ) -> None:
         """``leaders_not_on``: no partition's preferred (so first) leader is that broker; it holds
-        the last replica, when the replication factor reaches it."""
+        the last replica, when the replication factor reaches it. ``one_leader``: with it, every
+        partition's preferred leader is the same broker (a request to it can carry them all)."""
         if leaders_not_on is None:
             new = NewTopic(name, partitions, replication_factor, config=config or {})
         else:
             others = [b for b in sorted(self.brokers) if b != leaders_not_on]
-            assignment = [(others[p:] + others[:p] + [leaders_not_on])[:replication_factor] for p in range(partitions)]
+            shifts = [0] * partitions if one_leader else list(range(partitions))
+            assignment = [(others[p:] + others[:p] + [leaders_not_on])[:replication_factor] for p in shifts]
             new = NewTopic(name, partitions, replica_assignment=assignment, config=config or {})
         for attempt in range(_CREATE_ATTEMPTS):
             futures = self.admin().create_topics([new], operation_timeout=timeout_s)

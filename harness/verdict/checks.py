@@ -131,6 +131,19 @@ def stopped_by(app: str, message: str, why: str) -> Check:
     return Check(f"{app} stopped by: {message}", why, seen)
 
 
+def client_error(app: str, error: str, present: bool, why: str) -> Check:
+    """The app's incarnations reported ``error`` among the errors their client gave them
+    (``present``), or never did."""
+
+    def seen(side: VariantVerdict) -> str | None:
+        errors = {name: n for r in _reports(side, app) for name, n in r.get("errors", {}).items()}
+        if (error in errors) == present:
+            return None
+        return f"{error} x{errors[error]}" if error in errors else f"errors {sorted(errors) or 'none'}"
+
+    return Check(f"{app} {'was' if present else 'never'} told {error}", why, seen)
+
+
 def refused(app: str, error: str, why: str) -> Check:
     def seen(side: VariantVerdict) -> str | None:
         got = _report(side, app).get("setup_error", {}).get("error")

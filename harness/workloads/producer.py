@@ -71,6 +71,11 @@ class ProducerWorkload:
     # No partition of the topic is led by the transaction coordinator's broker: a fault on
     # that broker's client link then reaches the transaction requests alone, not the sends.
     leaders_off_coordinator: bool = False
+    # ... and all of them led by one broker, so one Produce request can carry every partition.
+    one_leader: bool = False
+    # Each transaction's first record goes alone and is acknowledged before the rest are sent:
+    # its partition then has the transaction open at its leader when the others join it.
+    open_first: bool = False
     client_choices: ClassVar[tuple[str, ...]] = clients.CLIENTS
 
     def plan(self, side: Side) -> Plan:
@@ -83,7 +88,9 @@ class ProducerWorkload:
         if self.leaders_off_coordinator:
             cluster.ensure_transaction_log()
             avoid = TxnCoordinator(config["transactional.id"]).resolve(cluster)[0]
-        cluster.create_topic(topic, self.partitions, config=side.topic_config, leaders_not_on=avoid)
+        cluster.create_topic(
+            topic, self.partitions, config=side.topic_config, leaders_not_on=avoid, one_leader=self.one_leader
+        )
         client = clients.check(self.client)
         version = clients.version_for(clients.ClientSpec(client, self.client_version), cluster.settings.kafka_version)
         command = clients.app_command(client, PYTHON_APP, java_clients.PRODUCER_APP, cluster.settings, version)
@@ -140,6 +147,7 @@ def producer_spec(
                 on_commit_error=w.on_commit_error,
                 commit_timeout_s=w.commit_timeout_s,
                 pause_after_abort_ms=w.pause_after_abort_ms,
+                open_first=w.open_first,
                 source_header=w.source_header,
                 resume=producer_resume(earlier, session, "transactional.id" in config),
                 login=login,

@@ -80,6 +80,9 @@ class ProducerSpec:
     # After a transaction the app did not mean to abort was aborted (a send failed), wait this
     # long before the next one, as apps back off after an error.
     pause_after_abort_ms: int = 0
+    # With a transactional.id: each transaction's first record is sent alone and acknowledged
+    # before the rest (its partition's leader has the transaction open when the others join).
+    open_first: bool = False
     # Each record also carries its id in the header harness.history.records.SOURCE_HEADER (the
     # input of a user's own app: harness.userapps.contract).
     source_header: bool = False
@@ -281,7 +284,11 @@ def _run_transactions(spec: ProducerSpec, sender: _Sender, seqs: list[int], firs
         ledger.txn("begin", spec.session, txn)
         until = time.monotonic() + spec.txn_ms / 1000 if spec.txn_ms else math.inf
         try:
-            sent = sender.send(seqs[done : done + spec.txn_size], txn, until)
+            sent = 0
+            if spec.open_first:
+                sent = sender.send(seqs[done : done + 1], txn, until)
+                sender.drain(spec.flush_timeout_s)
+            sent += sender.send(seqs[done + sent : done + spec.txn_size], txn, until)
         except KafkaException as exc:
             # The transaction failed under its sends: the rest of its records are not sent (as in
             # the Java app); its end finds the failure and aborts it, or says it is fatal.
