@@ -23,6 +23,7 @@ import os
 import secrets
 import signal
 import threading
+import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -353,8 +354,19 @@ class KafkaCluster:
                 **self.client_config(),
             }
         )
+        deadline = time.monotonic() + timeout_s
+
+        def asked() -> bool:
+            try:
+                consumer.committed([TopicPartition(PROBE_TOPIC, 0)], timeout=max(1.0, deadline - time.monotonic()))
+            except KafkaException as exc:
+                if not exc.args[0].retriable():
+                    raise
+                return False  # the topic is still being made: NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE
+            return True
+
         try:
-            consumer.committed([TopicPartition(PROBE_TOPIC, 0)], timeout=timeout_s)
+            wait_until(asked, bool, timeout_s, "__consumer_offsets to have a coordinator for a group", interval_s=0.5)
         finally:
             consumer.close()
 
