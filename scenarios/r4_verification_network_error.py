@@ -14,15 +14,18 @@ Workload: the Java transformer (kafka-clients 3.7.1 on both sides: the client's 
 same; only the broker differs), transactional, one instance, its consumer group's coordinator
 on another broker than its transaction coordinator (the group id is chosen so), so the group
 coordinator's checks cross the inter-broker links.
-Fault: for 3 s from mid-stream, every AddPartitionsToTxn reaching the transaction coordinator
+Fault: for 4 s from mid-stream, every AddPartitionsToTxn reaching the transaction coordinator
 over its inter-broker (replication) link is let through and its connection closed where the
-answer comes back (protocol fault ``cut_after``): the checking broker sees a disconnect.
+answer comes back (protocol fault ``cut_after``): the checking broker sees a disconnect. The
+app's next TxnOffsetCommit is held 2 s on the way to its group coordinator (``hold``) and the
+cut put on while it waits, so the first check the cut meets is that commit's (a cut that met
+the produce checks first would leave the app retrying them, on 3.7.0 too, never committing).
 Control: Kafka 3.7.0: the app stops on "Unexpected error in TxnOffsetCommitResponse".
 Guarantee: Kafka 3.7.1: the offset commit is retried, every input has exactly one output.
 """
 
-from harness.faults import AppSent, Step, TxnCoordinator
-from harness.faults.kinds.protocol import protocol
+from harness.faults import AppSent, Brokers, Step, TxnCoordinator
+from harness.faults.kinds.protocol import Hits, protocol
 from harness.scenario import Scenario, Variant
 from harness.verdict.checks import stopped_by
 from harness.verdict.judge import ALLOWED, FORBIDDEN, REQUIRED
@@ -42,9 +45,15 @@ PIPELINE = PipelineWorkload(
 
 def verifications_cut(topic: str) -> list[Step]:
     # The first app's transactional.id: the pipeline's, from the side's name (the output topic's prefix).
-    coordinator = TxnCoordinator(f"{topic.removesuffix('-out')}-app-1")
-    cut = protocol(coordinator, "AddPartitionsToTxn", "cut_after", times=0, listener="replication")
-    return [Step(1.0, cut, duration_s=3.0, when=AppSent(transformer(1), 300))]
+    txn_id = f"{topic.removesuffix('-out')}-app-1"
+    cut = protocol(TxnCoordinator(txn_id), "AddPartitionsToTxn", "cut_after", times=0, listener="replication")
+    # The app's next offset commit waits on the wire, the cut is put on meanwhile, and the commit's
+    # check meets it (a cut that met produce checks first would leave the app retrying them).
+    late_commit = protocol(Brokers(), "TxnOffsetCommit", "hold", duration_ms=2000, transactional_id=txn_id)
+    return [
+        Step(1.0, late_commit, duration_s=8.0, when=AppSent(transformer(1), 300)),
+        Step(1.0, cut, duration_s=4.0, when=Hits("TxnOffsetCommit")),  # once the commit is held
+    ]
 
 
 SCENARIO = Scenario(
