@@ -16,13 +16,16 @@ epoch first and answers the recoverable INVALID_PRODUCER_EPOCH. Affected 3.6.0-3
 
 Workload: the Java transactional producer (kafka-clients 3.9.1 on both sides), 2 partitions led
 by one broker, off the transaction coordinator; each transaction sends its first record alone
-and waits for it (its partition's leader then has the transaction open), then the rest with
-200 ms of linger, so one Produce request carries that open partition and the other one's
-first batch. Transactions time out after 3 s; the brokers look for timed-out transactions
-every second.
-Fault: one verification of the producer's transactions (an AddPartitionsToTxn reaching the
-coordinator over its inter-broker link), the 6th, is held 7 s: past the transaction timeout
-and its abort, within the client's 30 s request timeout.
+(always key k0, so always the same partition) and waits for it (that partition's leader then
+has the transaction open), then the rest with 200 ms of linger, so one Produce request carries
+that open partition and the other one's first batch. Transactions time out after 3 s; the
+brokers look for timed-out transactions every second.
+Fault: the next verification of the producer's transactions that checks the *other*
+partition (an AddPartitionsToTxn reaching the coordinator over its inter-broker link, picked
+by the first partition it names) is held 7 s: past the transaction timeout and its abort,
+within the client's 30 s request timeout. A verification of the first record's partition
+would only hold that record back, with no open partition beside it (the 6th verification,
+counted blind, was the wrong kind in 1 of 5 runs).
 Control: Kafka 3.9.1: the held request's records are refused with INVALID_TXN_STATE.
 Guarantee: Kafka 3.9.2: they are refused with INVALID_PRODUCER_EPOCH, never INVALID_TXN_STATE.
 The coordinator's abort bumped the epoch: this plain producer is fenced on both sides, as it
@@ -32,6 +35,7 @@ recover (a Kafka Streams thread, which rebuilds its producer on a fencing error)
 
 from harness.faults import AppSent, Step, TxnCoordinator
 from harness.faults.kinds.protocol import protocol
+from harness.faults.roles import key_partition
 from harness.scenario import Scenario, Variant
 from harness.verdict.checks import client_error
 from harness.verdict.judge import ALLOWED, FORBIDDEN
@@ -40,6 +44,11 @@ from harness.workloads.producer import PRODUCER, ProducerWorkload
 
 TXN_ID = "r5-app"
 DATA_FINDINGS = ("lost", "duplicate", "aborted_read", "torn_transaction")
+KEYS, PARTITIONS = 4, 2
+OPEN = key_partition("k0", PARTITIONS)  # each transaction's first record's partition
+OTHER = 1 - OPEN
+if all(key_partition(f"k{i}", PARTITIONS) == OPEN for i in range(KEYS)):
+    raise ValueError("R5 needs a key that goes to the other partition")
 CLEANUP = {"transaction.abort.timed.out.transaction.cleanup.interval.ms": "1000"}
 
 WORKLOAD = ProducerWorkload(
@@ -47,9 +56,9 @@ WORKLOAD = ProducerWorkload(
     client_version="3.9.1",
     count=1500,
     rate_per_s=100,
-    partitions=2,
-    keys=8,
-    txn_size=20,
+    partitions=PARTITIONS,
+    keys=KEYS,
+    txn_size=20,  # a multiple of KEYS: every transaction's first record has key k0
     open_first=True,
     leaders_off_coordinator=True,
     one_leader=True,
@@ -70,8 +79,8 @@ def verification_held_past_the_timeout(topic: str) -> list[Step]:
         "AddPartitionsToTxn",
         "hold",
         duration_ms=7000,
-        after=6,
         transactional_id=txn_id,
+        where={"partition": OTHER},
         listener="replication",
     )
     return [Step(1.0, hold, duration_s=20.0, when=AppSent(PRODUCER, 100))]

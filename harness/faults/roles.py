@@ -119,6 +119,28 @@ def java_hash(text: str) -> int:
     return 0 if signed == -(1 << 31) else abs(signed)
 
 
+def key_partition(key: str, partitions: int) -> int:
+    """The partition Kafka's Java producer sends a record with ``key`` to (its default
+    partitioner: the positive part of murmur2 of the key's bytes, mod the partition count)."""
+    data = key.encode()
+    m, h = 0x5BD1E995, (0x9747B28C ^ len(data)) & 0xFFFFFFFF
+    whole = len(data) - len(data) % 4
+    for i in range(0, whole, 4):
+        k = int.from_bytes(data[i : i + 4], "little")
+        k = (k * m) & 0xFFFFFFFF
+        k ^= k >> 24
+        k = (k * m) & 0xFFFFFFFF
+        h = ((h * m) & 0xFFFFFFFF) ^ k
+    tail = data[whole:]
+    if tail:
+        h ^= int.from_bytes(tail, "little")
+        h = (h * m) & 0xFFFFFFFF
+    h ^= h >> 13
+    h = (h * m) & 0xFFFFFFFF
+    h ^= h >> 15
+    return (h & 0x7FFFFFFF) % partitions
+
+
 @dataclass(frozen=True)
 class App:
     """A workload process of the run, by the name the runner registered it under."""

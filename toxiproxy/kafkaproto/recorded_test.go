@@ -123,7 +123,11 @@ func TestBrokerVerificationNamesItsTransaction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if id, _ := RequestFields(h, e.Request)["transactional_id"].(string); !strings.HasPrefix(id, "r5-app") {
+	fields := RequestFields(h, e.Request)
+	if id, _ := fields["transactional_id"].(string); !strings.HasPrefix(id, "r5-app") {
 		t.Fatalf("transactional.id %q, want the R5 app's", id)
+	}
+	if _, ok := fields["partition"].(int64); !ok || fields["verify_only"] != true {
+		t.Fatalf("the first partition it verifies not read: %v", fields)
 	}
 }

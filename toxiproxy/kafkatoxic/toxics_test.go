@@ -276,6 +276,15 @@ func TestFiltersOnTheTransactionalID(t *testing.T) {
 	}
 }
 
+func TestWhereFiltersOnALeadingField(t *testing.T) {
+	committed := requestToxic(t, `{"api": "EndTxn", "action": "drop", "where": {"committed": false}}`)
+	l := run(t, committed)
+	l.send(endTxn(t).Request) // a commit: not an abort
+	if got, _ := l.collect(500 * time.Millisecond); !bytes.Equal(got, endTxn(t).Request) {
+		t.Fatal("a commit matched a filter on aborts")
+	}
+}
+
 func TestDisarmedToxicOnlyPasses(t *testing.T) {
 	toxic := requestToxic(t, `{"api": "EndTxn", "action": "drop"}`)
 	if err := json.Unmarshal([]byte(`{"api": "EndTxn", "action": "drop", "disarmed": true}`), toxic); err != nil {

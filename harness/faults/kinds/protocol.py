@@ -77,13 +77,15 @@ def protocol(
     transactional_id: str = "",
     group_id: str = "",
     client_id: str = "",
+    where: dict[str, Any] | None = None,
     listener: Listeners = "client",
 ) -> FaultSpec:
     """Act on requests of Kafka API ``api`` (e.g. "EndTxn") on the target's links: ``action`` is
     hold, drop, cut_after, delay_response (both for ``duration_ms``) or error (answer with
     Kafka error ``error``, e.g. "NOT_COORDINATOR"). Only requests naming ``transactional_id``,
-    ``group_id`` or ``client_id``, when given; from the ``after``-th match, ``times`` of them
-    (0: every one), each with ``probability`` drawn from ``seed``."""
+    ``group_id`` or ``client_id``, and whose leading fields have the values ``where`` gives
+    (e.g. ``{"partition": 1}``: the API table's field names), when given; from the ``after``-th
+    match, ``times`` of them (0: every one), each with ``probability`` drawn from ``seed``."""
     table = apis()
     if api not in table:
         raise ValueError(f"unknown Kafka API {api!r}; one of {', '.join(sorted(table))}")
@@ -91,10 +93,10 @@ def protocol(
         raise ValueError(f"unknown protocol action {action!r}; one of {', '.join(ACTIONS)}")
     if action in ("hold", "delay_response") and duration_ms <= 0:
         raise ValueError(f"{action} needs duration_ms > 0")
-    fields = {f[0] for f in table[api].get("request", [])}
-    for name, value in (("transactional_id", transactional_id), ("group_id", group_id)):
-        if value and name not in fields:
-            raise ValueError(f"{api} requests name no {name}; leave that filter out")
+    fields = {f[0] for f in table[api].get("request", []) if f[1] != "array"}
+    for name, value in (("transactional_id", transactional_id), ("group_id", group_id), *(where or {}).items()):
+        if value != "" and name not in fields:
+            raise ValueError(f"{api} requests have no field {name} the toxics read; one of {sorted(fields) or 'none'}")
     if after < 1 or times < 0 or not 0 < probability <= 1:
         raise ValueError("after must be >= 1, times >= 0 (0: every one), probability in (0, 1]")
     params: dict[str, Any] = {"api": api, "action": action}
@@ -109,6 +111,8 @@ def protocol(
     params.update({k: v for k, v in (("transactional_id", transactional_id), ("group_id", group_id)) if v})
     if client_id:
         params["client_id"] = client_id
+    if where:
+        params["where"] = dict(where)
     direction = "both" if action in ANSWER_SEEN else "to_broker"
     return on_links("protocol", target, listener, direction, **params)
 

@@ -27,7 +27,8 @@ from harness.workloads.producer import ProducerWorkload
         ({"api": "EndTxn", "action": "hold"}, "duration_ms"),
         ({"api": "Produce", "action": "error", "error": "NOT_COORDINATOR"}, "no top-level error code"),
         ({"api": "EndTxn", "action": "error", "error": "NO_SUCH_ERROR"}, "unknown Kafka error"),
-        ({"api": "Fetch", "action": "drop", "transactional_id": "x"}, "name no transactional_id"),
+        ({"api": "Fetch", "action": "drop", "transactional_id": "x"}, "no field transactional_id"),
+        ({"api": "EndTxn", "action": "drop", "where": {"partition": 1}}, "no field partition"),
         ({"api": "EndTxn", "action": "drop", "probability": 0.0}, "probability"),
     ],
 )
