@@ -17,8 +17,8 @@ TEST_WORKERS ?= 2
 test: $(VENV)/python  ## everything, against real three-broker clusters
 	$(VENV)/python -m pytest -ra --durations=40 --junitxml=$(JUNIT) -n $(TEST_WORKERS)
 
-test-unit: $(VENV)/python  ## only the tests that need no cluster and no Spark JVM (by marker)
-	$(VENV)/python -m pytest -ra -m "not cluster and not spark"
+test-unit: $(VENV)/python  ## only the tests that need no cluster and no JVM: no Docker, no java on PATH (by marker)
+	$(VENV)/python -m pytest -ra -m "not cluster and not spark and not jvm"
 
 # The checker's property tests searched wider than in `make test`: thousands of generated
 # histories, new ones each run (tests/conftest.py's "deep" Hypothesis profile).
