@@ -74,9 +74,9 @@ def check_child(root: Path, engine: str) -> None:
         result = check(h, anomalies.CheckOptions(eos_pairs=EOS)).to_json()
         jvm = 0.0
     else:
-        from harness.checker import spark_engine
+        from harness.checker.spark import engine as spark_engine
 
-        spark = spark_engine.spark_session("bench-checker", kafka=False)
+        spark = spark_engine.session("bench-checker", kafka=False)
         loaded = time.monotonic()  # the JVM's start, not the history's load
         result = spark_engine.check(spark, ledgers, reads, eos_pairs=EOS)
         jvm = sum(high_water_mib(c) for c in _children(os.getpid()))

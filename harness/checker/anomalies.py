@@ -219,7 +219,7 @@ def stats(c: Context) -> dict[str, int]:
         "sessions_fenced": int(np.count_nonzero(c.fence < _NEVER)),
         "read_committed_records": _data_rows(h.views.get("read_committed")),
         "read_uncommitted_records": _data_rows(ru),
-        "markers": 0 if ru is None else int(np.count_nonzero(ru.id == MARKER_ID)),
+        "markers": 0 if ru is None else int(np.count_nonzero(ru.markers())),
         "distinct_read": int(np.count_nonzero(c.visible)) + len(c.phantom_ids),
     }
 
@@ -273,7 +273,7 @@ def aborted_read(c: Context) -> dict[str, Finding]:
 
 def phantom(c: Context) -> dict[str, Finding]:
     ids = c.phantom_ids
-    undecodable = np.flatnonzero(c.view.id < MARKER_ID)
+    undecodable = np.flatnonzero((c.view.id < 0) & ~c.view.markers())  # stored records without a harness id
     examples = [{"id": int(i), "at": c.places(int(i))} for i in ids[: c.n_ex]]
     if len(undecodable) and len(examples) < c.n_ex:
         examples.append({"id": None, "at": [c.h.where(int(p)) for p in c.view.pos[undecodable[: c.n_ex]]]})
@@ -547,4 +547,4 @@ def zombie_write(c: Context) -> dict[str, Finding]:
 
 
 def _data_rows(view: View | None) -> int:
-    return 0 if view is None else int(np.count_nonzero(view.id != MARKER_ID))
+    return 0 if view is None else len(view.id) - int(np.count_nonzero(view.markers()))

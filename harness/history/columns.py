@@ -42,7 +42,7 @@ import pyarrow.parquet as pq
 from harness.errors import HarnessError
 from harness.history import ledger, memory
 from harness.history.ledger import COLUMNS, EVENTS
-from harness.history.records import SEQ_BITS
+from harness.history.records import MARKER_ID, SEQ_BITS
 
 # Outcome of a send over all its attempts: OK when any ``ok`` line says written; else INFO
 # (unknown) when any ``info`` line, or an attempt without a definite failure (in flight at a
@@ -60,6 +60,9 @@ _EVENT = {name: i for i, name in enumerate(EVENTS)}
 # Read-back: one Parquet file per isolation level, rows in (topic, partition, offset) order.
 READ_COLUMNS = ("topic", "partition", "offset", "id", "key")
 ISOLATIONS = ("read_committed", "read_uncommitted")
+# The one read-back with marker rows (MARKER_ID: an offset that held no record). In any other view a
+# negative id is a stored record without a harness id.
+MARKERS_VIEW = "read_uncommitted"
 # Parquet schema metadata of a read-back: JSON {topic: [partition, ...]} of what it read. A
 # partition that held nothing leaves no row, yet "read and empty" must not pass for "not read".
 PARTITIONS_READ_KEY = b"kafka-eos-harness.partitions_read"
@@ -131,6 +134,10 @@ class View:
     repeated: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))  # int64 positions read twice or more
     # topic code -> how many partitions the topic has, where the read-back says (TOPIC_PARTITIONS_KEY)
     topic_partitions: dict[int, int] = field(default_factory=dict)
+
+    def markers(self) -> np.ndarray:
+        """bool per row: a transaction marker, not a record (``MARKERS_VIEW``)."""
+        return (self.id == MARKER_ID) if self.isolation == MARKERS_VIEW else np.zeros(len(self.id), bool)
 
     def conflicts(self) -> np.ndarray:
         """Positions read with two different ids or more (some of ``repeated``), ascending."""

@@ -19,8 +19,8 @@ import pytest
 from pyspark.sql import SparkSession
 
 from harness.checker import anomalies
-from harness.checker import spark_engine as job
 from harness.checker.check import check
+from harness.checker.spark import engine as job
 from harness.checker.synthetic import INPUT_TOPIC, MUTATIONS, OUTPUT_TOPIC, Mutation
 from harness.cluster.kafka import KafkaCluster
 from harness.history import columns
@@ -33,7 +33,7 @@ pytestmark = pytest.mark.spark
 
 @pytest.fixture(scope="module")
 def spark() -> Iterator[SparkSession]:
-    session = job.spark_session("test-check-history", kafka=False)
+    session = job.session("test-check-history", kafka=False)
     # These histories are tiny, so what Spark spends per query, not per row, is the time:
     # adaptive execution's re-planning after each small stage (about a third of each check),
     # compiling whole-stage code, and scheduling 4 shuffle tasks where 1 holds everything
@@ -150,7 +150,7 @@ HEADER = ",".join(COLUMNS)
 
 
 def _odd_history(root: Path) -> tuple[list[Path], Path]:
-    """Every ledger quirk history.py handles, and every anomaly at least once, in a few dozen lines."""
+    """Every ledger quirk the ledger's reading rules handle, and every anomaly at least once, in a few dozen lines."""
     ledgers = root / "ledgers"
     ledgers.mkdir(parents=True)
     p1 = [
@@ -198,7 +198,7 @@ def _odd_history(root: Path) -> tuple[list[Path], Path]:
         "session,200,2,,,,,,,,tx-a,.",
         "session,201,2,,,,,,,,tx-a,.",  # announced twice: the last line wins
         f"invoke,202,2,{S2 + 0},,t1,,,,,,.",
-        f"ok,203,,{S2 + 0},,,0,abc,,,,.",  # not an integer: history.py takes its slow path for this file
+        f"ok,203,,{S2 + 0},,,0,abc,,,,.",  # not an integer: the numpy engine takes its slow path for this file
         f"ok,204,,{S2 + 0},,,0,2,,,,.",
         "",
         f"invoke,205,2,{S2 + 2},,t2,,,,{S1 + 0},,.",  # two outputs of one input
