@@ -546,5 +546,22 @@ def zombie_write(c: Context) -> dict[str, Finding]:
     return {"zombie_write": Finding(len(zombies), examples, h.id_of(zombies))}
 
 
+def misplaced(c: Context) -> dict[str, Finding]:
+    """Ids in the view at a position of another topic than their send's (its last invoke's: a resend
+    names the same topic)."""
+    h, view = c.h, c.view
+    wrong: list[np.ndarray] = [np.empty(0, c.row_slot.dtype)]
+    for part in chunks(len(view.pos)):
+        slot = c.row_slot[part]
+        known = np.flatnonzero(slot >= 0)
+        wrong.append(slot[known][History.topic_of(view.pos[part][known]) != h.sends.topic[slot[known]]])
+    slots = np.unique(np.concatenate(wrong))
+    examples = []
+    for s in slots[: c.n_ex]:
+        about = c.about(int(s))
+        examples.append({**about, "sent_to": h.topics[h.sends.topic[s]], "at": c.places(about["id"])})
+    return {"misplaced": Finding(len(slots), examples, h.id_of(slots))}
+
+
 def _data_rows(view: View | None) -> int:
     return 0 if view is None else len(view.id) - int(np.count_nonzero(view.markers()))

@@ -150,6 +150,15 @@ CATALOGUE: tuple[Definition, ...] = (
         spark="zombie_write",
     ),
     Definition(
+        "misplaced",
+        HISTORY,
+        "in the consumer's view in a topic its send did not name (the producer wrote it elsewhere, or a copy went"
+        " astray); per record, and the copy still counts as read",
+        anomalies.misplaced,
+        cost=3,
+        spark="misplaced",
+    ),
+    Definition(
         "config_error",
         CLIENT,
         "an app process whose client refused its configuration at start",

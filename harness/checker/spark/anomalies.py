@@ -87,7 +87,7 @@ def order(c: Context) -> dict[str, Any]:
     if not count or not c.n:
         return {"order": finding(count, [])}
     # The first late ones in (session, position) order, as the numpy engine picks them.
-    chosen = late.orderBy("session", "pos").limit(c.n).join(c.sent.drop("topic"), "id").collect()
+    chosen = late.orderBy("session", "pos").limit(c.n).join(c.sent.drop("topic", "session"), "id").collect()
     # The record each was stored after: the first earlier one in its group that was sent later.
     picked = c.spark.createDataFrame(
         [(r.id, r.session, r.tp, r.pos, r.seq) for r in chosen],
@@ -220,3 +220,13 @@ def zombie_write(c: Context) -> dict[str, Any]:
         return c.at({**about(r), "at": None, "fenced_at_us": r.fence}, r.id)
 
     return {"zombie_write": c.examples("zombie", c.counts.zombie, make)}
+
+
+def misplaced(c: Context) -> dict[str, Any]:
+    """Ids in the view at a position of another topic than their send's."""
+    sent = c.sent.withColumnRenamed("topic", "sent_to")
+    wrong = c.cv.select("id", "topic").join(sent, "id").where(F.col("topic") != F.col("sent_to"))
+    ids = wrong.drop("topic").distinct()
+    count = ids.count()
+    examples = [c.at({**about(r), "sent_to": r.sent_to, "at": None}, r.id) for r in c.first(ids, "id")] if count else []
+    return {"misplaced": finding(count, examples)}

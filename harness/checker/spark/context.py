@@ -344,7 +344,7 @@ class Context:
             & F.lit(self.ru is not None),
         }
         self.facts = self.cache(facts.select("*", *[F.coalesce(v, F.lit(False)).alias(k) for k, v in flags.items()]))
-        self.sent = self.facts.where("sent").select("id", "producer", "txn", "topic")
+        self.sent = self.facts.where("sent").select("id", "session", "producer", "txn", "topic")
 
     @cached_property
     def counts(self) -> Row:

@@ -26,7 +26,7 @@ from harness.cluster.kafka import KafkaCluster
 from harness.history import columns
 from harness.history.ledger import COLUMNS, LedgerWriter
 from harness.history.records import make_id
-from tests.harness.checker.histories import Spec, build, write_view
+from tests.harness.checker.histories import Spec, build, every_anomaly, write_view
 
 pytestmark = pytest.mark.spark
 
@@ -139,6 +139,15 @@ def test_same_json_on_generated_histories(
     paths, reads = case.write(tmp_path)
     expected = _python(paths, reads, view=case.view, eos_pairs=case.eos_pairs)
     assert {k: v["count"] for k, v in expected["anomalies"].items() if v["count"]} == shows
+    got = job.check(spark, paths, reads, view=case.view, eos_pairs=case.eos_pairs)
+    assert _normal(got) == _normal(expected)
+
+
+def test_same_json_on_a_history_with_every_anomaly(spark: SparkSession, tmp_path: Path) -> None:
+    case = build(every_anomaly())  # a new anomaly is here as soon as the property tests can inject it
+    paths, reads = case.write(tmp_path)
+    expected = _python(paths, reads, view=case.view, eos_pairs=case.eos_pairs)
+    assert {k: v["count"] for k, v in expected["anomalies"].items()} == case.expect
     got = job.check(spark, paths, reads, view=case.view, eos_pairs=case.eos_pairs)
     assert _normal(got) == _normal(expected)
 
