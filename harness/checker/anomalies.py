@@ -87,7 +87,9 @@ class CheckResult:
     notes: list[str] = field(default_factory=list)  # human detail, not part of the comparable JSON
 
     def count(self, anomaly: str) -> int:
-        return self.anomalies[anomaly].count
+        """0 for an anomaly the result does not hold: a verdict saved before the catalogue had it."""
+        found = self.anomalies.get(anomaly)
+        return found.count if found else 0
 
     @classmethod
     def from_json(cls, doc: dict[str, Any], notes: list[str] | None = None) -> CheckResult:
