@@ -212,7 +212,6 @@ _INT64 = range(-(1 << 63), 1 << 63)
 WRITTEN_AT_ONCE = ("session", "invoke", "txn-begin", "txn-commit", "txn-committed", "txn-aborted", "txn-unknown",
                    "fenced", "offsets-commit")  # fmt: skip
 PIECE_BYTES = 16 << 20  # bytes read at a time: bounds memory; many pieces keep several cores busy
-_HEX = re.compile(rb"0[xX]")
 _SHOWN = 60  # characters of a refused line shown in its reason
 
 
@@ -344,23 +343,25 @@ def read_piece(path: Path, start: int, end: int, columns: Sequence[str] = COLUMN
         return "skip"
 
     def read(data: pa.Buffer) -> pa.Table:
+        # The CSV reader's own int64 parsing is fast, but lets blanks around digits and hexadecimal
+        # ("0x1f") pass. A piece with neither a blank at a field's edge nor "0x" anywhere (nearly
+        # every piece) can have no such field; any other one has its integers read as text and
+        # cast, which refuses all but INTEGER, hexadecimal aside: that is matched to INTEGER first.
+        # (ArrowInvalid: the piece takes the slow path.)
+        hexadecimal, loose = _loose(np.frombuffer(data, np.uint8))
+        types = {c: pa.string() if loose or c not in INT_COLUMNS else pa.int64() for c in wanted}
         table = pacsv.read_csv(
             pa.BufferReader(data),
             # The piece as one block on one thread: pieces side by side are the parallelism, and
             # cheaper; and a line, however long, never straddles blocks.
             read_options=pacsv.ReadOptions(column_names=list(COLUMNS), block_size=data.size + 1, use_threads=False),
             parse_options=pacsv.ParseOptions(invalid_row_handler=skip),
-            convert_options=pacsv.ConvertOptions(column_types={c: pa.string() for c in wanted}, include_columns=wanted),
+            convert_options=pacsv.ConvertOptions(column_types=types, include_columns=wanted),
         )
-        # Integers as text first: the CSV reader's own int64 parsing lets blanks around digits pass.
-        # Arrow's cast refuses everything but INTEGER except hexadecimal ("0x1f"), so a piece that
-        # holds "0x" anywhere has its integers matched to INTEGER first, which costs more.
-        # (ArrowInvalid: the piece takes the slow path.)
-        hex_seen = _HEX.search(memoryview(data)) is not None
-        for c in INT_COLUMNS:
+        for c in INT_COLUMNS if loose else ():
             if c in wanted:
                 text = table[c]
-                if hex_seen and not pc.all(pc.match_substring_regex(text, f"^({INTEGER})?$")).as_py():
+                if hexadecimal and not pc.all(pc.match_substring_regex(text, f"^({INTEGER})?$")).as_py():
                     raise pa.ArrowInvalid(f"{c}: not an integer")
                 table = table.set_column(
                     wanted.index(c), c, pc.cast(pc.if_else(pc.equal(text, ""), None, text), pa.int64())
@@ -386,6 +387,29 @@ def read_piece(path: Path, start: int, end: int, columns: Sequence[str] = COLUMN
     event = pc.fill_null(pc.index_in(table["event"], value_set=pa.array(EVENTS)), -1).to_numpy().astype(np.int8)
     event[~pc.equal(table["end"], END_MARK).to_numpy(zero_copy_only=False)] = -1
     return Lines(table, event, invalid, int(np.count_nonzero(event < 0)))
+
+
+def _loose(raw: np.ndarray) -> tuple[bool, bool]:
+    """Whether a piece's bytes hold "0x" (or "0X"), and whether they hold that or a blank (space, tab) next
+    to a comma, a quote or a line end: what the CSV reader's int64 parsing would take for a number.
+    A megabyte at a time: the temporaries stay small."""
+    import numpy as np
+
+    edges = np.frombuffer(b',"\r\n', np.uint8)
+    hexadecimal = blank = False
+    step = 1 << 20
+    for start in range(0, len(raw), step):
+        part = raw[max(start - 1, 0) : start + step + 1]  # a byte either side: pairs across the cut
+        hexadecimal = hexadecimal or bool(np.any(((part[1:] | 32) == ord("x")) & (part[:-1] == ord("0"))))
+        blanks = np.flatnonzero((part == ord(" ")) | (part == ord("\t")))
+        if len(blanks) and not blank:
+            before = part[np.maximum(blanks - 1, 0)]
+            after = part[np.minimum(blanks + 1, len(part) - 1)]
+            ends = (blanks == 0) & (start == 0) | (blanks == len(part) - 1) & (start + step >= len(raw))
+            blank = bool(np.any(np.isin(before, edges) | np.isin(after, edges) | ends))
+        if hexadecimal:
+            break
+    return hexadecimal, hexadecimal or blank
 
 
 def _no_lines(columns: Sequence[str]) -> pa.Table:
