@@ -238,9 +238,7 @@ def refusal(row: Sequence[str]) -> str | None:
 
 def count(data: bytes, event: str) -> int:
     """Whole lines of ``event`` in a ledger's bytes (a line still being written is not one yet)."""
-    found = data.count(b"\n" + event.encode() + b",")
-    torn = data[data.rfind(b"\n") + 1 :]
-    return found - (1 if torn.startswith(event.encode() + b",") and data.rfind(b"\n") >= 0 else 0)
+    return data.count(b"\n" + event.encode() + b",", 0, data.rfind(b"\n") + 1)  # up to the last line end
 
 
 def last_of(tail: bytes, events: Sequence[str]) -> str | None:
