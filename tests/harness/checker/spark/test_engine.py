@@ -274,6 +274,7 @@ def _odd_history(root: Path) -> tuple[list[Path], Path]:
         ("t1", 0, 4, 99),
         ("t9", 0, 0, S1 + 11),  # a topic no ledger names, before another one in file order
         ("t0", 0, 0, -2),  # no harness id
+        ("t0", 0, 1, -1),  # the marker's id outside the one view with markers: a record without an id too
         ("t1", 0, 6, S1 + 8),
         ("t1", 1, 1, S1 + 11),
         ("t1", 0, 7, S1 + 12),
