@@ -1,7 +1,7 @@
 # kafka-eos-harness. A fresh machine needs two commands: `make setup`, then `make test`.
 VENV := .venv/bin
 
-.PHONY: setup test test-unit test-properties lint stability bench-cluster bench-checker bench-spark bench-driver bench-eos bench-streams clean
+.PHONY: setup test test-unit test-properties lint stability bench-cluster bench-checker bench-spark bench-driver bench-eos bench-streams bench-stop clean
 
 setup:  ## Python env, Docker engine, build tools and images (skips what exists)
 	bash scripts/setup.sh
@@ -24,8 +24,8 @@ test: $(VENV)/python  ## everything, against real three-broker clusters
 		--junitxml=$(JUNIT:.xml=-example.xml) $(EXAMPLE)/tests || status=$$?; \
 	exit $$status
 
-test-unit: $(VENV)/python  ## only the tests that need no cluster and no Spark JVM (by marker)
-	$(VENV)/python -m pytest -ra -m "not cluster and not spark"
+test-unit: $(VENV)/python  ## only the tests that need no cluster and no JVM: no Docker, no java on PATH (by marker)
+	$(VENV)/python -m pytest -ra -m "not cluster and not spark and not jvm"
 
 # The checker's property tests searched wider than in `make test`: thousands of generated
 # histories, new ones each run (tests/conftest.py's "deep" Hypothesis profile).
@@ -64,6 +64,9 @@ bench-driver: $(VENV)/python  ## the harness's apps against the bare client and 
 
 bench-eos: $(VENV)/python  ## the seeds' EOS performance claims measured side by side, with a verdict each
 	$(VENV)/python bench/bench_eos.py
+
+bench-stop: $(VENV)/python  ## how soon Ctrl-C / SIGTERM ends a pair mid-run, quiet and under load, and what it waits on
+	$(VENV)/python bench/bench_stop.py
 
 bench-streams: $(VENV)/python  ## Kafka Streams at_least_once vs exactly_once_v2 at commit.interval.ms 100 ms and 30 s
 	$(VENV)/python bench/bench_streams.py

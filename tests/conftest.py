@@ -57,7 +57,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 # starts a costly JVM session once (a module-scoped fixture) is one unit of work, so only one
 # worker pays for it; every other test is scheduled on its own. (Not xdist's own
 # `--dist loadgroup`: its group marks rename test ids in a way pytest 9.2 ignores.)
-_ONE_WORKER_MODULES = ("tests/harness/checker/test_spark_engine.py", "tests/harness/jvm/test_spark.py")
+_ONE_WORKER_MODULES = ("tests/harness/checker/spark/test_engine.py", "tests/harness/jvm/test_spark.py")
 
 
 @pytest.hookimpl(optionalhook=True)

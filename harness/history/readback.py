@@ -25,7 +25,7 @@ import pyarrow.parquet as pq
 from confluent_kafka import Consumer, TopicPartition
 
 from harness.errors import HarnessError
-from harness.history.columns import ISOLATIONS, partitions_read_metadata, view_path
+from harness.history.columns import ISOLATIONS, MARKERS_VIEW, partitions_read_metadata, view_path
 from harness.history.records import MARKER_ID, decode_id
 from harness.settings import HARNESS_CLIENT_LOG_LEVEL
 from harness.waits import wait_until
@@ -153,7 +153,7 @@ def _read_view(
                 pending -= {
                     (tp.topic, tp.partition) for tp in positions if tp.offset >= targets[(tp.topic, tp.partition)][1]
                 }
-            if isolation == "read_uncommitted":
+            if isolation == MARKERS_VIEW:
                 for (topic, partition), (start, hwm) in targets.items():
                     gaps = np.setdiff1d(np.arange(start, hwm), np.array(seen.get((topic, partition), []), np.int64))
                     for offset in gaps.tolist():

@@ -12,7 +12,9 @@ copies its input's headers onto its output names the input it came from.
 
 Negative numbers are never ids; two of them are reserved for what a read-back stores
 where no id is: ``MARKER_ID`` for an offset that held no data record (a transaction
-marker), ``UNDECODABLE_ID`` for a data record whose value carries no harness id.
+marker), ``UNDECODABLE_ID`` for a data record whose value carries no harness id. Only the
+read_uncommitted read-back writes marker rows (``harness.history.columns.MARKERS_VIEW``):
+a negative id anywhere else is a stored record without a harness id, a phantom.
 
 **Decoding** (``decode_id``) accepts exactly what ``encode_value`` writes: the head (all
 before the first ``|``, or the whole value without one) must be the canonical decimal of a

@@ -89,11 +89,11 @@ def _checks(saved: dict[str, Any]) -> tuple[Check, ...]:
 def _spark(
     ledgers: list[Path], reads: Path, view: str, eos_pairs: tuple[tuple[str, str], ...], master: str
 ) -> CheckResult:
-    from harness.checker import spark_engine  # pyspark: a second or so to import, only when asked for
+    from harness.checker.spark import engine  # pyspark: a second or so to import, only when asked for
 
-    spark = spark_engine.spark_session("recheck", master, kafka=False)
+    spark = engine.session("recheck", master, kafka=False)
     try:
-        found = spark_engine.check(spark, ledgers, reads, view=view, eos_pairs=eos_pairs)
+        found = engine.check(spark, ledgers, reads, view=view, eos_pairs=eos_pairs)
     finally:
         spark.stop()
     return CheckResult.from_json(found)

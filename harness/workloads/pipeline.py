@@ -20,6 +20,7 @@ from harness.cluster.kafka import KafkaCluster
 from harness.configcheck.catalogue import Kind
 from harness.errors import HarnessError
 from harness.faults.roles import GroupCoordinator, TxnCoordinator
+from harness.history import ledger
 from harness.history.columns import History
 from harness.jvm import java_clients
 from harness.workloads import clients
@@ -163,8 +164,6 @@ class PipelineWorkload:
         return f"{side}-app" if self.shared_transactional_id else f"{side}-app-{i}"
 
 
-# Lines an app writes at once around a batch; the last of them says where it is.
-_BATCH_LINES = (b"invoke,", b"offsets-commit,", b"txn-", b"session,", b"fenced,")
 _TAIL_BYTES = 1 << 16  # more than a batch's lines (about 100 bytes an input)
 
 
@@ -186,12 +185,11 @@ class BatchUncommitted:
         ledgers = app.ledgers()
         if not ledgers or app.sent() < self.after:
             return False
-        with ledgers[-1].open("rb") as ledger:
-            ledger.seek(max(0, ledger.seek(0, os.SEEK_END) - _TAIL_BYTES))
-            lines = ledger.read().split(b"\n")
-        # Whole lines only: the first may be cut by the seek, the last still being written.
-        batch_lines = (line for line in reversed(lines[1:-1]) if line.startswith(_BATCH_LINES))
-        return next(batch_lines, b"").startswith(b"invoke,")
+        with ledgers[-1].open("rb") as newest:
+            newest.seek(max(0, newest.seek(0, os.SEEK_END) - _TAIL_BYTES))
+            tail = newest.read()
+        # The lines an app writes at once around a batch: the last of them says where it is.
+        return ledger.last_of(tail, ledger.WRITTEN_AT_ONCE) == "invoke"
 
     def __str__(self) -> str:
         return f"{self.app} has sent >= {self.after} outputs and holds a batch not yet committed"

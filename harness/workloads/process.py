@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from harness import stopping
+from harness.history import ledger
 
 # Builds incarnation n's spec (a JSON-able dict) from its ledger and the earlier ones.
 SpecFor = Callable[[Path, list[Path]], dict[str, Any]]
@@ -74,10 +75,10 @@ class AppProcess:
     def start(self) -> None:
         with self._lock:
             n = len(self.incarnations) + 1
-            ledger = self._ledger(n)
-            ledger.parent.mkdir(parents=True, exist_ok=True)
+            ledger_path = self._ledger(n)
+            ledger_path.parent.mkdir(parents=True, exist_ok=True)
             spec_path = self.run_dir / f"{self.name}.{n}.spec.json"
-            spec = self.spec_for(ledger, [i.ledger for i in self.incarnations])
+            spec = self.spec_for(ledger_path, [i.ledger for i in self.incarnations])
             spec_path.write_text(json.dumps(spec, indent=2))
             out = self.run_dir / f"{self.name}.{n}.out"
             with out.open("wb") as sink:
@@ -85,7 +86,7 @@ class AppProcess:
                 proc = stopping.start(
                     self.command(spec_path, spec), stdout=sink, stderr=subprocess.STDOUT, env=self.env
                 )
-            incarnation = Incarnation(n, ledger, out, proc, time.time())
+            incarnation = Incarnation(n, ledger_path, out, proc, time.time())
             threading.Thread(target=incarnation._watch, name=f"{self.name}.{n}-exit", daemon=True).start()
             self.incarnations.append(incarnation)
 
@@ -132,7 +133,7 @@ class AppProcess:
 
     def sent(self) -> int:
         """Sends invoked so far, by every incarnation (its ledgers' ``invoke`` lines)."""
-        return sum(path.read_bytes().count(b"\ninvoke,") for path in self.ledgers())
+        return sum(ledger.count(path.read_bytes(), "invoke") for path in self.ledgers())
 
     def reports(self) -> list[dict[str, Any]]:
         return [

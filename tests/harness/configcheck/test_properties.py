@@ -149,6 +149,7 @@ _JAVA_CASES = [
 ]
 
 
+@pytest.mark.jvm
 def test_parse_agrees_with_java_util_properties(tmp_path: Path) -> None:
     (tmp_path / "Dump.java").write_text(_JAVA_DUMP)
     files = []

@@ -20,10 +20,20 @@ from harness.checker.anomalies import CheckOptions, CheckResult
 from harness.checker.check import check
 from harness.cluster.kafka import KafkaCluster
 from harness.history import columns, ledger, readback
-from harness.jvm.java_clients import PRODUCER_APP, TRANSFORMER_APP, artifact_version, command
+from harness.jvm.java_clients import (
+    PRODUCER_APP,
+    TRANSFORMER_APP,
+    app_jar,
+    artifact_version,
+    client_classpath,
+    command,
+)
 from harness.settings import KNOWN_KAFKA_VERSIONS, Settings
 from harness.workloads.apps.producer import ProducerSpec
 from harness.workloads.resume import SessionSoFar
+from tests.harness.history import golden
+
+pytestmark = pytest.mark.jvm  # java and the apps' jars, built by mvn
 
 REPO = Path(__file__).resolve().parents[2]
 # A client older than every tested broker: the apps, built against 4.3.1, run on it too.
@@ -147,6 +157,27 @@ def test_the_java_ledger_is_byte_for_byte_what_python_writes(tmp_path: Path, mon
     assert report["errors"] == {"REQUEST_TIMED_OUT": 3}
     assert b'"odd,""topic""\nname"' in path.read_bytes()
     assert_python_writes_the_same(path, monkeypatch)
+
+
+@pytest.fixture(scope="module")
+def ledger_script(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    """``java -cp ... kafkaeos.LedgerScript``: tests/harness/jvm/LedgerScript.java compiled against the
+    app jar (it plays a golden ledger script on the apps' own Ledger class)."""
+    settings = Settings()
+    classpath = [app_jar(settings), *client_classpath(settings, settings.kafka_version)]
+    out = tmp_path_factory.mktemp("ledger-script")
+    cp = os.pathsep.join(map(str, classpath))
+    source = Path(__file__).with_name("LedgerScript.java")
+    subprocess.run(["javac", "-d", str(out), "-cp", cp, str(source)], check=True, timeout=APP_TIMEOUT_S)
+    return ["java", "-cp", os.pathsep.join([str(out), cp]), "kafkaeos.LedgerScript"]
+
+
+@pytest.mark.parametrize("kind", golden.KINDS)
+def test_the_java_writer_writes_the_golden_ledger(kind: str, ledger_script: list[str], tmp_path: Path) -> None:
+    path = tmp_path / f"{kind}.csv"
+    cmd = [*ledger_script, str(golden.script(kind)), str(golden.CLOCK_START), str(path)]
+    subprocess.run(cmd, check=True, timeout=APP_TIMEOUT_S)
+    assert path.read_bytes() == golden.expected(kind)
 
 
 @pytest.mark.parametrize(

@@ -104,6 +104,7 @@ def test_outputs_are_counted_per_committed_input_and_totals_against_a_recount(tm
     }
 
 
+@pytest.mark.jvm
 @pytest.mark.parametrize(
     ("settings", "refused"),
     [
