@@ -239,13 +239,24 @@ def late_copy_answered(errors: tuple[str, ...], why: str) -> Check:
     """A request a protocol fault held reached the broker after its client had given up on it
     (a late copy), and the broker answered it with one of ``errors`` ("NONE": it was carried
     out; none given: any answer)."""
+    return _held_answered(errors, why, late_only=True)
 
+
+def held_answered(errors: tuple[str, ...], why: str) -> Check:
+    """A request a protocol fault held, late copy or not, was answered with one of ``errors``
+    (none given: any answer)."""
+    return _held_answered(errors, why, late_only=False)
+
+
+def _held_answered(errors: tuple[str, ...], why: str, late_only: bool) -> Check:
     def seen(side: VariantVerdict) -> str | None:
         hits = [h for f in side.context.get("faults", []) for h in f.get("hits") or [] if h["action"] == "hold"]
-        late = [h for h in hits if h.get("client_closed")]
-        answers = [h.get("broker_error", "no answer seen") for h in late]
+        chosen = [h for h in hits if h.get("client_closed") or not late_only]
+        answers = [h.get("broker_error", "no answer seen") for h in chosen]
         if any(a in errors or (not errors and a != "no answer seen") for a in answers):
             return None
-        return f"{len(hits)} held, {len(late)} late copies, answered {answers}"
+        late = f", {len(chosen)} late copies" if late_only else ""
+        return f"{len(hits)} held{late}, answered {answers}"
 
-    return Check(f"a late copy was answered {' or '.join(errors) or 'at all'}", why, seen)
+    what = "a late copy" if late_only else "a held request"
+    return Check(f"{what} was answered {' or '.join(errors) or 'at all'}", why, seen)
