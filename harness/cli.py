@@ -49,6 +49,9 @@ def _settings(args: argparse.Namespace) -> Settings:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
+    if args.markdown:
+        print(scenarios.markdown_table())
+        return 0
     found = scenarios.all_scenarios()
     if args.ids:
         print(" ".join(found))
@@ -216,10 +219,11 @@ def parser() -> argparse.ArgumentParser:
 
     sp = sub.add_parser("list", help="list scenarios with their one-line stories")
     sp.add_argument("--ids", action="store_true", help="only the ids, on one line (for scripts)")
+    sp.add_argument("--markdown", action="store_true", help="every pair's expectation, as docs/scenarios.md's table")
     sp.set_defaults(func=cmd_list)
 
     sp = sub.add_parser("findings", help="list every finding the harness reports, with its source and meaning")
-    sp.add_argument("--markdown", action="store_true", help="as the README's table")
+    sp.add_argument("--markdown", action="store_true", help="as docs/findings.md's table")
     sp.set_defaults(func=cmd_findings)
 
     sp = sub.add_parser("faults", help="list every fault kind: its family, what it does, its parameters")

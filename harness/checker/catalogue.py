@@ -12,7 +12,7 @@ Three sources:
 - **sink**: effects a workload left outside the ledgers (database rows, a Spark job's
   output), counted per input (``harness.checker.sinks``) into the context's ``sink``.
 
-A scenario's expectations, the verdict's ``counts``, the README's findings table and
+A scenario's expectations, the verdict's ``counts``, docs/findings.md's table and
 ``kafka-harness findings`` all come from ``CATALOGUE``.
 """
 
@@ -31,7 +31,7 @@ HISTORY, CLIENT, SINK = "history", "client", "sink"
 class Definition:
     name: str
     source: str  # HISTORY, CLIENT or SINK
-    meaning: str  # one sentence, as the README's findings table shows it
+    meaning: str  # one sentence, as docs/findings.md's table shows it
     # HISTORY: the numpy engine's function of its context returning {name: Finding} (one function
     # may find two related anomalies); CLIENT and SINK: a count from the side's context.
     finds: Callable[..., Any]
@@ -236,7 +236,7 @@ def context_counts(context: dict[str, Any]) -> dict[str, int]:
 
 
 def markdown_table() -> str:
-    """The README's findings table."""
+    """docs/findings.md's table (``kafka-harness findings --markdown``)."""
     rows = ["| finding | source | meaning |", "|---|---|---|"]
     rows += [f"| `{d.name}` | {d.source} | {d.meaning} |" for d in CATALOGUE]
     return "\n".join(rows)

@@ -1,6 +1,6 @@
 """Static rules over a user's broker, producer and consumer configs.
 
-Each rule has an id, a severity, the scenarios (``scenarios/``, README "Scenarios") whose failure
+Each rule has an id, a severity, the scenarios (``scenarios/``, docs/scenarios.md) whose failure
 it predicts, the files it needs, and a check whose docstring is the rule's reason in one
 sentence. A check reports ``Hit``s; ``check_static`` stamps them with the rule into
 ``Finding``s, the unit of the report (the dynamic run on the cluster will report the same

@@ -1,4 +1,4 @@
-"""One catalogue of findings: the README's table, the verdict's counts and the scenarios'
+"""One catalogue of findings: docs/findings.md's table, the verdict's counts and the scenarios'
 expectations all come from it, and every history finder finds exactly what it declares."""
 
 from __future__ import annotations
@@ -17,16 +17,12 @@ from harness.checker.synthetic import MUTATIONS
 from harness.history import columns
 from harness.scenario import Variant
 from harness.verdict.judge import REQUIRED, judge
+from tests.generated_docs import generated_table
 from tests.harness.checker.histories import INJECTIONS, build, every_anomaly
 
-README = Path(__file__).resolve().parents[3] / "README.md"
 
-
-def test_the_readme_table_is_the_catalogue() -> None:
-    text = README.read_text()
-    start = text.index("<!-- findings table")
-    table = text[text.index("\n", start) + 1 : text.index("<!-- end of findings table -->")].strip()
-    assert table == catalogue.markdown_table()
+def test_the_docs_table_is_the_catalogue() -> None:
+    assert generated_table("docs/findings.md", "findings") == catalogue.markdown_table()
 
 
 def test_names_are_unique_and_sources_known() -> None:

@@ -1,0 +1,31 @@
+"""The README stays a front door (short, everything else linked) and no link in the docs points
+at a file that is not there."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.generated_docs import REPOSITORY
+
+PAGES = [REPOSITORY / "README.md", *sorted((REPOSITORY / "docs").glob("*.md"))]
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+
+
+def test_the_readme_is_at_most_200_lines() -> None:
+    assert len((REPOSITORY / "README.md").read_text().splitlines()) <= 200
+
+
+def test_every_page_in_docs_is_linked_from_the_readme() -> None:
+    readme = (REPOSITORY / "README.md").read_text()
+    assert [p.name for p in PAGES[1:] if f"docs/{p.name}" not in readme] == []
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_every_relative_link_resolves(page: Path) -> None:
+    text = page.read_text()
+    targets = [t.split("#")[0] for t in LINK.findall(text) if not t.startswith(("http://", "https://", "#", "mailto:"))]
+    missing = [t for t in targets if not (page.parent / t).exists()]
+    assert missing == []
