@@ -23,7 +23,7 @@ from harness.faults.roles import GroupCoordinator, TxnCoordinator
 from harness.history.columns import History
 from harness.jvm import java_clients
 from harness.workloads import clients
-from harness.workloads.apps.transformer import TransformerSpec
+from harness.workloads.apps.transformer import AT_MOST_ONCE, MODES, TRANSACTIONAL, TransformerSpec
 from harness.workloads.base import Plan, Side
 from harness.workloads.input import INPUT_PRODUCER, fill
 from harness.workloads.process import AppProcess
@@ -55,7 +55,7 @@ class PipelineWorkload:
 
     inputs: int = 2000
     partitions: int = 3  # of the input topic and of the output topic
-    mode: str = "transactional"  # or "plain" (harness.workloads.apps.transformer)
+    mode: str = TRANSACTIONAL  # or PLAIN, AT_MOST_ONCE (harness.workloads.apps.transformer.MODES)
     instances: int = 1  # transformer apps started at once
     # Apps registered but started only by a ``launch`` step: a replacement instance.
     standby: int = 0
@@ -97,6 +97,9 @@ class PipelineWorkload:
         client = clients.check(self.client)
         if client == clients.JAVA and not to_kafka:
             raise HarnessError("the Java transformer app has no SQLite sink: run this pipeline on librdkafka")
+        if self.mode not in MODES or (self.mode == AT_MOST_ONCE and not to_kafka):
+            modes = ", ".join(MODES)
+            raise HarnessError(f"pipeline mode {self.mode!r}: one of {modes} ({AT_MOST_ONCE} has no SQLite sink)")
         version = clients.version_for(clients.ClientSpec(client, self.client_version), cluster.settings.kafka_version)
         command = clients.app_command(client, PYTHON_APP, java_clients.TRANSFORMER_APP, cluster.settings, version)
         app_producer, app_consumer = producer_config, self.consumer_config
@@ -139,7 +142,7 @@ class PipelineWorkload:
             budget_s=self.inputs / _INPUTS_PER_S + _SLACK_S,
             eos_pairs=((source, output),) if to_kafka else (),
             prefix_ledgers=input_ledgers,
-            transactional_ids=sorted(set(ids)) if self.mode == "transactional" and to_kafka else [],
+            transactional_ids=sorted(set(ids)) if self.mode == TRANSACTIONAL and to_kafka else [],
             sink=None if to_kafka else DatabaseRows(sink_db),  # type: ignore[arg-type]
             client=client,
             client_version=version,
@@ -164,8 +167,22 @@ class PipelineWorkload:
 
 
 # Lines an app writes at once around a batch; the last of them says where it is.
-_BATCH_LINES = (b"invoke,", b"offsets-commit,", b"txn-", b"session,", b"fenced,")
+_BATCH_LINES = (b"invoke,", b"offsets-commit,", b"offsets-committed,", b"txn-", b"session,", b"fenced,")
 _TAIL_BYTES = 1 << 16  # more than a batch's lines (about 100 bytes an input)
+
+
+def _newest_batch_line(faults: Faults, app_name: str, after: int) -> bytes:
+    """The last line ``app_name``'s newest ledger wrote at once around a batch; empty before
+    it has sent ``after`` outputs."""
+    app = faults.apps[app_name]
+    ledgers = app.ledgers()
+    if not ledgers or app.sent() < after:
+        return b""
+    with ledgers[-1].open("rb") as ledger:
+        ledger.seek(max(0, ledger.seek(0, os.SEEK_END) - _TAIL_BYTES))
+        lines = ledger.read().split(b"\n")
+    # Whole lines only: the first may be cut by the seek, the last still being written.
+    return next((line for line in reversed(lines[1:-1]) if line.startswith(_BATCH_LINES)), b"")
 
 
 @dataclass(frozen=True)
@@ -182,19 +199,29 @@ class BatchUncommitted:
     after: int = 0
 
     def holds(self, faults: Faults) -> bool:
-        app = faults.apps[self.app]
-        ledgers = app.ledgers()
-        if not ledgers or app.sent() < self.after:
-            return False
-        with ledgers[-1].open("rb") as ledger:
-            ledger.seek(max(0, ledger.seek(0, os.SEEK_END) - _TAIL_BYTES))
-            lines = ledger.read().split(b"\n")
-        # Whole lines only: the first may be cut by the seek, the last still being written.
-        batch_lines = (line for line in reversed(lines[1:-1]) if line.startswith(_BATCH_LINES))
-        return next(batch_lines, b"").startswith(b"invoke,")
+        return _newest_batch_line(faults, self.app, self.after).startswith(b"invoke,")
 
     def __str__(self) -> str:
         return f"{self.app} has sent >= {self.after} outputs and holds a batch not yet committed"
+
+
+@dataclass(frozen=True)
+class BatchInHand:
+    """Transformer ``app`` is between the two steps of a batch, in whichever order its mode
+    takes them: its outputs handed to the client and its offsets not yet committed (plain,
+    transactional: as ``BatchUncommitted``), or its offsets committed and its outputs not yet
+    handed over (at_most_once: the newest line written at once is ``offsets-committed``); and
+    it has sent at least ``after`` outputs. A crash now repeats the batch in the first case and
+    loses it in the second: one fault, fair to both orders (B13)."""
+
+    app: str
+    after: int = 0
+
+    def holds(self, faults: Faults) -> bool:
+        return _newest_batch_line(faults, self.app, self.after).startswith((b"invoke,", b"offsets-committed,"))
+
+    def __str__(self) -> str:
+        return f"{self.app} has sent >= {self.after} outputs and is between a batch's outputs and its commit"
 
 
 @dataclass(frozen=True)

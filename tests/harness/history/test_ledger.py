@@ -66,6 +66,9 @@ def test_every_event_is_byte_for_byte_the_csv_line(tmp_path: Path, clock: count)
         w.offsets_commit(n)
         expected.append(csv_line("offsets-commit", t, session=n))
         t += 1
+        w.offsets_committed(n)
+        expected.append(csv_line("offsets-committed", t, session=n))
+        t += 1
     w.close()
     assert path.read_bytes() == "".join(expected).encode()
 
