@@ -44,7 +44,8 @@ def input_topic(output_topic: str) -> str:
 
 
 def transformer(i: int) -> str:
-    """Name of a pipeline's i-th transformer app (from 1): fault target and ledger file stem."""
+    """Name of a pipeline's i-th transformer app (from 1): fault target, ledger file stem and
+    its producer's client.id."""
     return f"transformer-{i}"
 
 
@@ -122,7 +123,9 @@ class PipelineWorkload:
                 batch_size=self.batch_size,
                 pause_before_commit_ms=self.pause_before_commit_ms,
                 abort_every=self.abort_every,
-                producer_config=app_producer,
+                # Each app's producer is named after it (unless the config names it), so a
+                # protocol fault can pick one instance's requests by their client id (B2d).
+                producer_config={"client.id": transformer(i), **app_producer},
                 consumer_config=app_consumer,
                 sink_db=str(sink_db or ""),
                 login=clients.login(client, cluster.client_config()),
