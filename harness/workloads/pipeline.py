@@ -21,6 +21,7 @@ from harness.configcheck.catalogue import Kind
 from harness.errors import HarnessError
 from harness.faults.roles import GroupCoordinator, TxnCoordinator
 from harness.history.columns import History
+from harness.history.ledger import now_us
 from harness.jvm import java_clients
 from harness.workloads import clients
 from harness.workloads.apps.transformer import AT_MOST_ONCE, MODES, TRANSACTIONAL, TransformerSpec
@@ -196,16 +197,23 @@ class BatchUncommitted:
     in all. A stall, a crash or a cut link now leaves outputs written whose inputs' offsets
     are not committed: the window ``pause_before_commit_ms`` holds open. Waiting for it,
     rather than for a count of sends, keeps a fault from landing in the moment between a
-    commit and the next batch (B2a's control once found nothing to repeat that way)."""
+    commit and the next batch (B2a's control once found nothing to repeat that way). With
+    ``held_ms`` the batch has been held that long (its ``invoke`` lines' time): past the
+    client calls that follow them (a transactional app adds its offsets), into the pause."""
 
     app: str
     after: int = 0
+    held_ms: int = 0
 
     def holds(self, faults: Faults) -> bool:
-        return _newest_batch_line(faults, self.app, self.after).startswith(b"invoke,")
+        line = _newest_batch_line(faults, self.app, self.after)
+        if not line.startswith(b"invoke,"):
+            return False
+        return not self.held_ms or int(line.split(b",")[1]) <= now_us() - self.held_ms * 1000
 
     def __str__(self) -> str:
-        return f"{self.app} has sent >= {self.after} outputs and holds a batch not yet committed"
+        held = f" for {self.held_ms} ms" if self.held_ms else ""
+        return f"{self.app} has sent >= {self.after} outputs and holds a batch not yet committed{held}"
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,12 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+import pytest
+
+from harness.history import ledger as ledger_module
 from harness.history.ledger import LedgerWriter
 from harness.history.records import make_id
+from harness.workloads import pipeline
 from harness.workloads.pipeline import BatchInHand, BatchUncommitted, transformer
 from harness.workloads.process import AppProcess
 
@@ -124,3 +128,16 @@ def test_batch_in_hand_holds_where_batch_uncommitted_does_for_a_plain_app(tmp_pa
     assert condition.holds(faults)
     ledger.offsets_commit(SESSION)
     assert not condition.holds(faults)
+
+
+def test_it_can_wait_for_a_batch_held_for_a_while(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / f"{APP}.csv"
+    faults, condition = _faults(path), BatchUncommitted(APP, held_ms=300)
+    ledger = LedgerWriter(path)
+    ledger.session(SESSION, "app")
+    written = ledger_module.now_us()
+    _batch(ledger, 0, txn=0)
+    monkeypatch.setattr(pipeline, "now_us", lambda: written + 200_000)
+    assert not condition.holds(faults)  # the app may still be adding its offsets
+    monkeypatch.setattr(pipeline, "now_us", lambda: written + 400_000)
+    assert condition.holds(faults)
