@@ -166,14 +166,16 @@ def _dynamic_table(d: dynamic.Dynamic, width: int) -> list[str]:
         lines += wrap(
             "Kafka defaults (not set in the file): " + ", ".join(f"{k}={v}" for k, v in a.broker_defaults.items())
         )
-    lines += wrap(f"producer ({a.client}): " + (", ".join(f"{k}={v}" for k, v in a.producer.items()) or "defaults"))
+    client = f"{a.client}=={a.client_version}" if a.client_version else a.client
+    lines += wrap(f"producer ({client}): " + (", ".join(f"{k}={v}" for k, v in a.producer.items()) or "defaults"))
     lines.append(f"  consumer view: {a.consumer_view}")
     for kind, notes in a.notes.items():
         for what, names in notes.items():
             lines += wrap(f"{kind} {what}" + (f": {', '.join(names)}" if names else ""))
     by_scenario: dict[str, dict[str, dynamic.Row]] = {}
     for r in d.rows:
-        by_scenario.setdefault(r.scenario, {})[r.version] = r
+        # A bug row apart from a scenario row of the same pair (--scenarios B9 and KAFKA-17754's row).
+        by_scenario.setdefault(f"{r.scenario} ({r.bug})" if r.bug else r.scenario, {})[r.version] = r
     head = ("SCENARIO", *(f"Kafka {v}" for v in versions))
     cells = [(sid, *(rs[v].outcome if v in rs else "-" for v in versions)) for sid, rs in by_scenario.items()]
     widths = [max(len(c[i]) for c in [head, *cells]) for i in range(len(head))]

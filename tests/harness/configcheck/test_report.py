@@ -185,3 +185,16 @@ def test_the_table_has_a_column_per_version() -> None:
     assert next(line for line in lines if line.startswith("A3 ")).split() == ["A3", "violated", "held"]
     assert any("3.9.2: 1 lost; e.g. {'id': 7}" in line for line in lines)
     assert d.violated() and d.to_json()["rows"][0]["example"] == {"id": 7}
+
+
+def test_a_bug_row_has_a_line_of_its_own() -> None:
+    counts = {"control": {"eos_repeated": 9}, "guarantee": {"eos_repeated": 0}}
+    scenario = Row("R3", "librdkafka #4261", "none", "4.4.0", "held", "clean", counts, None, "runs/x")
+    bug = Row(
+        "R3", "librdkafka #4261", "none", "4.4.0", "violated", "9 eos_repeated", counts, None, "runs/y", bug="b.r3"
+    )
+    protocol = {"protocol": 2, "transaction.version": 2, "source": "queried (ApiVersions)"}
+    d = Dynamic(Applied(), {"4.4.0": {"transaction_protocol": protocol, "wall_s": 1.0}}, [scenario, bug])
+    lines = _dynamic_table(d, 100)
+    assert [line.split() for line in lines if line.startswith("R3")] == [["R3", "held"], ["R3", "(b.r3)", "violated"]]
+    assert d.to_json()["rows"][1]["bug"] == "b.r3"
