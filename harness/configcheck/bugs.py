@@ -40,7 +40,7 @@ from harness.workloads.clients import JAVA, LIBRDKAFKA, ClientSpec
 if TYPE_CHECKING:
     from harness.scenario import Scenario
 
-B, J, L = Component.BROKER, Component.JAVA, Component.LIBRDKAFKA
+B = Component.BROKER
 
 
 @dataclass(frozen=True)
@@ -95,11 +95,11 @@ class UserClient:
 
 @dataclass(frozen=True)
 class Facts:
-    """What one check of a bug knows: one broker release (None: not given), one client (None:
-    not known) and the broker file (None: not given)."""
+    """What one check of a bug knows: one broker release (None: not given), one client and the
+    broker file (None: not given)."""
 
     broker: str | None
-    client: UserClient | None
+    client: UserClient
     broker_file: ConfigFile | None
 
 
@@ -133,8 +133,6 @@ class Client:
     ranges: tuple[Range, ...] = ()  # empty: every release
 
     def holds(self, f: Facts) -> bool | None:
-        if f.client is None:
-            return None
         if f.client.name != self.name:
             return False
         if not self.ranges:
@@ -142,8 +140,6 @@ class Client:
         return None if not f.client.version else any(f.client.version in r for r in self.ranges)
 
     def needs(self, f: Facts) -> list[str]:
-        if f.client is None:
-            return ["--client"]
         return [f"--client {self.name}==VERSION"] if self.holds(f) is None else []
 
     def __str__(self) -> str:
@@ -402,7 +398,7 @@ def _where(bug: Bug, hit: list[Facts], broker_file: ConfigFile | None) -> tuple[
     clients = dict.fromkeys(
         f"--client {f.client.spec}" if f.client.source == "--client" else f.client.source
         for f in hit
-        if f.client and _by(bug, Client, f)
+        if _by(bug, Client, f)
     )
     return "; ".join([*(["--kafka-version " + ",".join(brokers)] if brokers else []), *clients]), None
 
@@ -428,7 +424,7 @@ def check_bugs(
             if needs:
                 skipped[bug.rule] = " or ".join(needs)
             continue
-        applies = tuple(dict.fromkeys(Component(f.client.name) for f in hit if f.client))
+        applies = tuple(dict.fromkeys(Component(f.client.name) for f in hit))
         if not _names(bug.affected, Client):
             applies = (B,)
         file, line = _where(bug, hit, broker_file)
