@@ -26,8 +26,10 @@ client:
   these for P1's id, so it answers PRODUCER_FENCED and the app stops fenced (``_FENCED``).
 - Kafka's Java client 4.4.0 on transaction protocol 2 (EndTxn v5): the error moves the producer
   to its fatal state at once (TV2 leaves epoch bumps to the coordinator); it sends nothing more
-  and the app stops on INVALID_PRODUCER_ID_MAPPING. (Java clients before 4.0 take the librdkafka
-  path: abortable, then InitProducerId at once, fenced.)
+  and the app stops on INVALID_PRODUCER_ID_MAPPING. Its EndTxn may first be answered
+  CONCURRENT_TRANSACTIONS, which it retries: Kafka 4.4.0's protocol-2 EndTxn looks for a pending
+  transition (the new owner's transaction ending) before it compares producer ids (2 runs in 5
+  here). (Java clients before 4.0 take the librdkafka path, without the EndTxn abort.)
 
 Had nobody taken the id yet, the zombie's own InitProducerId would have found no metadata,
 created it and been given a new producer id: it would go on as the id's owner, alone, until a
