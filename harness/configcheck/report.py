@@ -141,7 +141,9 @@ def _rows(findings: list[Finding], width: int) -> list[str]:
     for f, values in zip(findings, cells, strict=True):
         lines.append(row(values))
         for text in (f.what, f"fix: {f.fix}"):
-            lines += textwrap.wrap(text, width, initial_indent=indent, subsequent_indent=indent + "  ")
+            lines += textwrap.wrap(
+                text, width, initial_indent=indent, subsequent_indent=indent + "  ", break_on_hyphens=False
+            )
     return lines
 
 

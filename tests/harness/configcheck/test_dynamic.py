@@ -81,10 +81,13 @@ def test_safe_files_hold(tmp_path: Path) -> None:
 
 
 def test_unsafe_files_fail_statically_and_cannot_deliver(tmp_path: Path) -> None:
+    """Their transactional producer, read by librdkafka, also meets KAFKA-17754: a B9 row."""
     proc, left = verify_config(*example_args("unsafe"), "--scenarios", "A1", "--json", runs=tmp_path)
     doc = json.loads(proc.stdout)
     assert doc["counts"]["error"] > 0 and proc.returncode == 1 and left == []
-    (row,) = doc["dynamic"]["rows"]
+    rows = {r["scenario"]: r for r in doc["dynamic"]["rows"]}
+    assert sorted(rows) == ["A1", "B9"] and rows["B9"]["bug"] == "bug.kafka-17754"
+    row = rows["A1"]
     assert row["outcome"] == "unavailable" and "refused the configuration" in row["reason"], row
 
 
