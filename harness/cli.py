@@ -19,7 +19,6 @@ import scenarios
 from harness import provision, stopping, versions
 from harness.cluster import docker_engine, images
 from harness.configcheck import dynamic
-from harness.configcheck.catalogue import CLIENTS
 from harness.errors import HarnessError
 from harness.jvm import java_clients
 from harness.progress import say
@@ -28,7 +27,7 @@ from harness.settings import DEFAULT_KAFKA_VERSION, KNOWN_KAFKA_VERSIONS, OLDEST
 from harness.userapps import check_app
 from harness.verdict.judge import PairVerdict
 from harness.verdict.summary import pair_summary, stability_table
-from harness.workloads import librdkafka_versions
+from harness.workloads import clients, librdkafka_versions
 from harness.workloads.clients import ClientSpec
 
 EXIT = {"passed": 0, "reported": 0, "failed": 1, "inconclusive": 3}
@@ -180,26 +179,32 @@ def cmd_clean(args: argparse.Namespace) -> int:
 
 def cmd_verify_config(args: argparse.Namespace) -> int:
     from harness.cluster.kafka import KafkaCluster
-    from harness.configcheck.catalogue import Component, Kind
+    from harness.configcheck.catalogue import Kind
     from harness.configcheck.report import verify
 
     given = {Kind.BROKER: args.broker, Kind.PRODUCER: args.producer, Kind.CONSUMER: args.consumer}
+    client = ClientSpec.parse(args.client) if args.client else None
+    named = [v.strip() for v in (args.kafka_version or "").split(",") if v.strip()]
     report = verify(
         {kind: Path(path) for kind, path in given.items() if path},
         brokers=KafkaCluster.size if args.brokers is None else args.brokers,
         transactional=args.transactional,
-        client=Component(args.client) if args.client else None,
+        client=client,
+        kafka_versions=named,
     )
     if not args.static_only:
-        # Every argument is checked before the first container starts.
+        # Every argument is checked, and every release a bug row needs fetched, before the
+        # first container starts.
         ids = args.scenarios.split(",") if args.scenarios else list(dynamic.DEFAULT_SCENARIOS)
         chosen = dynamic.choose([i.strip() for i in ids if i.strip()])
         base = Settings().with_overrides(
             toxiproxy_version=args.toxiproxy_version, runs_dir=Path(args.runs_dir) if args.runs_dir else None
         )
-        versions = [v.strip() for v in (args.kafka_version or base.kafka_version).split(",") if v.strip()]
-        client = Component(args.client) if args.client else None
-        report.dynamic = dynamic.run(report.files, chosen, dynamic.check_versions(versions, base), client)
+        if client and client.version:
+            clients.prepare(base, client.name, client.version)
+        settings = dynamic.check_versions(named or [base.kafka_version], base)
+        bug_runs = dynamic.bug_pairs(report.sections["static"], report.files, client, settings)
+        report.dynamic = dynamic.run(report.files, chosen, settings, client, bug_runs)
     print(json.dumps(report.to_json(), indent=2) if args.json else report.table(), flush=True)
     if args.junit:
         from harness.report import junit
@@ -291,8 +296,10 @@ def parser() -> argparse.ArgumentParser:
     )
     sp.add_argument(
         "--client",
-        choices=[str(c) for c in CLIENTS],
-        help="the client that reads the producer and consumer files (default: inferred from the names used)",
+        metavar="CLIENT[==VERSION]",
+        help="the client that reads the producer and consumer files (default: inferred from the names used), "
+        "optionally with its release for the bug rules and rows: librdkafka==2.1.0 (without one: the "
+        "confluent-kafka installed here), java==3.7.1",
     )
     sp.add_argument(
         "--static-only",
@@ -308,7 +315,8 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument(
         "--kafka-version",
         metavar="VERSIONS",
-        help=f"run on each of these Kafka versions, comma-separated ({KAFKA_VERSION_HELP})",
+        help="your brokers' Kafka versions, comma-separated: the bug rules check them and the dynamic run uses "
+        f"each ({KAFKA_VERSION_HELP})",
     )
     sp.add_argument("--toxiproxy-version", help="Toxiproxy version")
     sp.add_argument("--runs-dir", help="where run folders go (default: ./runs)")

@@ -55,11 +55,19 @@ class Finding:
     rule: str
     severity: Severity
     scenarios: tuple[str, ...]
-    file: str
+    file: str  # a file's path; for a finding on versions, where they came from ("--kafka-version 3.5.2")
     line: int | None  # None: the setting is not in the file (a default applies)
     what: str  # what is wrong and why, one sentence
     fix: str
     applies_to: tuple[Component, ...]
+    on_versions: bool = False  # about the releases given, not a file's setting
+
+    @property
+    def where(self) -> str:
+        """``file:line``; the file and "(not set)" when a default is the problem; where versions came from."""
+        if self.line:
+            return f"{self.file}:{self.line}"
+        return self.file if self.on_versions else f"{self.file} (not set)"
 
     def to_json(self) -> dict[str, Any]:
         return {

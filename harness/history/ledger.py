@@ -8,9 +8,9 @@ reported, never trusted. What is in the kernel survives the process being killed
 Two kinds of lines, by what losing one would mean:
 
 - **written at once**: ``invoke`` (a chunk of sends at a time: ``invokes``), ``session``,
-  ``txn-*``, ``offsets-commit`` and ``fenced``. When the call returns the lines are in the
-  kernel, so the app hands records to the client only after their ``invoke`` lines are: a
-  record in the log always has its ``invoke`` line (never a false phantom), and a
+  ``txn-*``, ``offsets-commit``, ``offsets-committed`` and ``fenced``. When the call returns
+  the lines are in the kernel, so the app hands records to the client only after their
+  ``invoke`` lines are: a record in the log always has its ``invoke`` line (never a false phantom), and a
   ``txn-commit`` or ``offsets-commit`` line always precedes the commit it announces.
 - **collected**: the outcomes ``ok``, ``fail`` and ``info``, which delivery callbacks
   report by the thousand. They are kept in memory and written in one ``write()`` by the
@@ -49,7 +49,10 @@ timed out, or failed after an attempt the broker may have written), ``txn-begin`
 (the commit or abort did not say how it ended), ``fenced`` (the session learnt it was fenced),
 ``offsets-commit`` (a consume-transform-produce app outside transactions is about to commit
 its consumer offsets: what it consumed before this line is done as far as it knows; the
-checker does not need it, a fault waits for it: harness.workloads.pipeline.BatchUncommitted).
+checker does not need it, a fault waits for it: harness.workloads.pipeline.BatchUncommitted),
+``offsets-committed`` (that commit returned without error: an at-most-once app, which commits
+a batch's offsets before it writes the batch's outputs, writes it; a crash after it loses the
+batch. The checker does not need it either; a fault waits for it: ``BatchInHand``).
 
 A send with no ``ok``/``fail``/``info`` line (the process died with it in flight, or
 before its outcome was written) is indeterminate, exactly like ``info``.
@@ -96,7 +99,8 @@ EVENTS = (
     "txn-aborted",
     "txn-unknown",
     "fenced",
-    "offsets-commit",  # last: the columnar reader keys events by their index here
+    "offsets-commit",
+    "offsets-committed",  # last: the columnar reader keys events by their index here
 )
 
 
@@ -199,6 +203,9 @@ class LedgerWriter:
     def offsets_commit(self, session: int) -> None:
         self._at_once("offsets-commit", session)
 
+    def offsets_committed(self, session: int) -> None:
+        self._at_once("offsets-committed", session)
+
     def close(self) -> None:
         self.flush()
         os.close(self._fd)
@@ -210,7 +217,7 @@ INTEGER = "-?[0-9]+"  # a non-empty integer field, whole; its value must also fi
 _INTEGER = re.compile(INTEGER)
 _INT64 = range(-(1 << 63), 1 << 63)
 WRITTEN_AT_ONCE = ("session", "invoke", "txn-begin", "txn-commit", "txn-committed", "txn-aborted", "txn-unknown",
-                   "fenced", "offsets-commit")  # fmt: skip
+                   "fenced", "offsets-commit", "offsets-committed")  # fmt: skip
 PIECE_BYTES = 16 << 20  # bytes read at a time: bounds memory; many pieces keep several cores busy
 _SHOWN = 60  # characters of a refused line shown in its reason
 
@@ -241,13 +248,15 @@ def count(data: bytes, event: str) -> int:
     return data.count(b"\n" + event.encode() + b",", 0, data.rfind(b"\n") + 1)  # up to the last line end
 
 
-def last_of(tail: bytes, events: Sequence[str]) -> str | None:
-    """The event of the last whole line among ``events`` in the tail of a ledger (its first line may be cut
-    by where the tail starts, its last still being written: neither counts); None if there is none."""
+def last_of(tail: bytes, events: Sequence[str]) -> tuple[str, int] | None:
+    """The event and time (``time_us``) of the last whole line among ``events`` in the tail of a ledger
+    (its first line may be cut by where the tail starts, its last still being written: neither
+    counts); None if there is none."""
     wanted = tuple(e.encode() + b"," for e in events)
     for line in reversed(tail.split(b"\n")[1:-1]):
         if line.startswith(wanted) and line.endswith(b"," + END_MARK.encode()):
-            return line[: line.index(b",")].decode()
+            event, time_us = line.split(b",", 2)[:2]  # neither field is ever quoted
+            return event.decode(), int(time_us)
     return None
 
 

@@ -146,20 +146,20 @@ def verify_config(report: Report) -> ET.ElementTree:
     for section, findings in report.sections.items():
         suite = _suite(root, f"{section} checks")
         for f in findings:
-            where = f"{f.file}:{f.line}" if f.line else f"{f.file} (not set)"
-            case = _case(suite, f"verify-config.{section}", f"{f.rule} at {where}")
+            case = _case(suite, f"verify-config.{section}", f"{f.rule} at {f.where}")
             text = f"{f.severity}: {f.what}\nfix: {f.fix}\nscenarios: {', '.join(f.scenarios) or '-'}"
             if f.severity is Severity.ERROR:
                 _text(case, "failure", text, message=f.what, type=str(f.severity))
             else:
                 _text(case, "system-out", text)
-        for rule, kind in report.skipped_rules.items():
+        for rule, needs in report.skipped_rules.items():
             case = _case(suite, f"verify-config.{section}", rule)
-            ET.SubElement(case, "skipped", message=f"needs --{kind}")
+            ET.SubElement(case, "skipped", message=f"needs {needs}")
     if report.dynamic:
         suite = _suite(root, "dynamic checks")
         for row in report.dynamic.rows:
-            case = _case(suite, f"verify-config.dynamic.{row.scenario}", f"{row.scenario} on Kafka {row.version}")
+            label = f"{row.scenario} ({row.bug})" if row.bug else row.scenario
+            case = _case(suite, f"verify-config.dynamic.{row.scenario}", f"{label} on Kafka {row.version}")
             page = Path(row.run_dir).parent / REPORT if row.run_dir else "none"
             detail = f"{row.title}\nfault: {row.fault}\nproducer: {row.producer}\nreport: {page}"
             if row.outcome == "violated":

@@ -260,3 +260,17 @@ def _held_answered(errors: tuple[str, ...], why: str, late_only: bool) -> Check:
 
     what = "a late copy" if late_only else "a held request"
     return Check(f"{what} was answered {' or '.join(errors) or 'at all'}", why, seen)
+
+
+def answered(apis: tuple[str, ...], client_id: str, errors: tuple[str, ...], why: str) -> Check:
+    """A request of one of ``apis`` from ``client_id``, recorded by a protocol fault that sees
+    answers (e.g. a 1 ms ``delay_response``), was answered with one of ``errors`` ("NONE": carried out)."""
+
+    def seen(side: VariantVerdict) -> str | None:
+        hits = [h for f in side.context.get("faults", []) for h in f.get("hits") or []]
+        mine = [h for h in hits if h["api"] in apis and h.get("client_id") == client_id]
+        if any(h.get("broker_error") in errors for h in mine):
+            return None
+        return f"answered {[(h['api'], h.get('broker_error', 'no answer seen')) for h in mine] or 'nothing recorded'}"
+
+    return Check(f"{client_id}'s {' or '.join(apis)} answered {' or '.join(errors)}", why, seen)

@@ -24,7 +24,7 @@ from harness.history import ledger
 from harness.history.columns import History
 from harness.jvm import java_clients
 from harness.workloads import clients
-from harness.workloads.apps.transformer import TransformerSpec
+from harness.workloads.apps.transformer import AT_MOST_ONCE, MODES, TRANSACTIONAL, TransformerSpec
 from harness.workloads.base import Plan, Side
 from harness.workloads.input import INPUT_PRODUCER, fill
 from harness.workloads.process import AppProcess
@@ -45,7 +45,8 @@ def input_topic(output_topic: str) -> str:
 
 
 def transformer(i: int) -> str:
-    """Name of a pipeline's i-th transformer app (from 1): fault target and ledger file stem."""
+    """Name of a pipeline's i-th transformer app (from 1): fault target, ledger file stem and
+    its producer's client.id."""
     return f"transformer-{i}"
 
 
@@ -56,7 +57,7 @@ class PipelineWorkload:
 
     inputs: int = 2000
     partitions: int = 3  # of the input topic and of the output topic
-    mode: str = "transactional"  # or "plain" (harness.workloads.apps.transformer)
+    mode: str = TRANSACTIONAL  # or PLAIN, AT_MOST_ONCE (harness.workloads.apps.transformer.MODES)
     instances: int = 1  # transformer apps started at once
     # Apps registered but started only by a ``launch`` step: a replacement instance.
     standby: int = 0
@@ -98,6 +99,9 @@ class PipelineWorkload:
         client = clients.check(self.client)
         if client == clients.JAVA and not to_kafka:
             raise HarnessError("the Java transformer app has no SQLite sink: run this pipeline on librdkafka")
+        if self.mode not in MODES or (self.mode == AT_MOST_ONCE and not to_kafka):
+            modes = ", ".join(MODES)
+            raise HarnessError(f"pipeline mode {self.mode!r}: one of {modes} ({AT_MOST_ONCE} has no SQLite sink)")
         version = clients.version_for(clients.ClientSpec(client, self.client_version), cluster.settings.kafka_version)
         command = clients.app_command(client, PYTHON_APP, java_clients.TRANSFORMER_APP, cluster.settings, version)
         app_producer, app_consumer = producer_config, self.consumer_config
@@ -120,7 +124,9 @@ class PipelineWorkload:
                 batch_size=self.batch_size,
                 pause_before_commit_ms=self.pause_before_commit_ms,
                 abort_every=self.abort_every,
-                producer_config=app_producer,
+                # Each app's producer is named after it (unless the config names it), so a
+                # protocol fault can pick one instance's requests by their client id (B2d).
+                producer_config={"client.id": transformer(i), **app_producer},
                 consumer_config=app_consumer,
                 sink_db=str(sink_db or ""),
                 login=clients.login(client, cluster.client_config()),
@@ -140,7 +146,7 @@ class PipelineWorkload:
             budget_s=self.inputs / _INPUTS_PER_S + _SLACK_S,
             eos_pairs=((source, output),) if to_kafka else (),
             prefix_ledgers=input_ledgers,
-            transactional_ids=sorted(set(ids)) if self.mode == "transactional" and to_kafka else [],
+            transactional_ids=sorted(set(ids)) if self.mode == TRANSACTIONAL and to_kafka else [],
             sink=None if to_kafka else DatabaseRows(sink_db),  # type: ignore[arg-type]
             client=client,
             client_version=version,
@@ -167,6 +173,18 @@ class PipelineWorkload:
 _TAIL_BYTES = 1 << 16  # more than a batch's lines (about 100 bytes an input)
 
 
+def _newest_batch_line(faults: Faults, app_name: str, after: int) -> tuple[str, int] | None:
+    """The event and time of the last line ``app_name``'s newest ledger wrote at once around a
+    batch; None before it has sent ``after`` outputs."""
+    app = faults.apps[app_name]
+    ledgers = app.ledgers()
+    if not ledgers or app.sent() < after:
+        return None
+    with ledgers[-1].open("rb") as newest:
+        newest.seek(max(0, newest.seek(0, os.SEEK_END) - _TAIL_BYTES))
+        return ledger.last_of(newest.read(), ledger.WRITTEN_AT_ONCE)
+
+
 @dataclass(frozen=True)
 class BatchUncommitted:
     """Transformer ``app`` has handed a batch's outputs to its client and not yet asked for
@@ -175,24 +193,43 @@ class BatchUncommitted:
     in all. A stall, a crash or a cut link now leaves outputs written whose inputs' offsets
     are not committed: the window ``pause_before_commit_ms`` holds open. Waiting for it,
     rather than for a count of sends, keeps a fault from landing in the moment between a
-    commit and the next batch (B2a's control once found nothing to repeat that way)."""
+    commit and the next batch (B2a's control once found nothing to repeat that way). With
+    ``held_ms`` the batch has been held that long (its ``invoke`` lines' time): past the
+    client calls that follow them (a transactional app adds its offsets), into the pause."""
+
+    app: str
+    after: int = 0
+    held_ms: int = 0
+
+    def holds(self, faults: Faults) -> bool:
+        last = _newest_batch_line(faults, self.app, self.after)
+        if last is None or last[0] != "invoke":
+            return False
+        return not self.held_ms or last[1] <= ledger.now_us() - self.held_ms * 1000
+
+    def __str__(self) -> str:
+        held = f" for {self.held_ms} ms" if self.held_ms else ""
+        return f"{self.app} has sent >= {self.after} outputs and holds a batch not yet committed{held}"
+
+
+@dataclass(frozen=True)
+class BatchInHand:
+    """Transformer ``app`` is between the two steps of a batch, in whichever order its mode
+    takes them: its outputs handed to the client and its offsets not yet committed (plain,
+    transactional: as ``BatchUncommitted``), or its offsets committed and its outputs not yet
+    handed over (at_most_once: the newest line written at once is ``offsets-committed``); and
+    it has sent at least ``after`` outputs. A crash now repeats the batch in the first case and
+    loses it in the second: one fault, fair to both orders (B13)."""
 
     app: str
     after: int = 0
 
     def holds(self, faults: Faults) -> bool:
-        app = faults.apps[self.app]
-        ledgers = app.ledgers()
-        if not ledgers or app.sent() < self.after:
-            return False
-        with ledgers[-1].open("rb") as newest:
-            newest.seek(max(0, newest.seek(0, os.SEEK_END) - _TAIL_BYTES))
-            tail = newest.read()
-        # The lines an app writes at once around a batch: the last of them says where it is.
-        return ledger.last_of(tail, ledger.WRITTEN_AT_ONCE) == "invoke"
+        last = _newest_batch_line(faults, self.app, self.after)
+        return last is not None and last[0] in ("invoke", "offsets-committed")
 
     def __str__(self) -> str:
-        return f"{self.app} has sent >= {self.after} outputs and holds a batch not yet committed"
+        return f"{self.app} has sent >= {self.after} outputs and is between a batch's outputs and its commit"
 
 
 @dataclass(frozen=True)

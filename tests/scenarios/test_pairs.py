@@ -33,7 +33,7 @@ from harness.verdict.summary import pair_summary
 from harness.workloads.clients import JAVA, ClientSpec
 
 SCENARIOS = list(scenarios.all_scenarios())
-ON_JAVA = ("A1", "A2", "A4", "B1", "B2a", "B2b", "B3", "B11")
+ON_JAVA = ("A1", "A2", "A4", "B1", "B2a", "B2b", "B3", "B11", "B13")
 CASES = [pytest.param(sid, "", id=sid) for sid in SCENARIOS] + [
     pytest.param(sid, JAVA, id=f"{sid}-java") for sid in ON_JAVA
 ]

@@ -67,6 +67,9 @@ def test_every_event_is_byte_for_byte_the_csv_line(tmp_path: Path, clock: count)
         w.offsets_commit(n)
         expected.append(csv_line("offsets-commit", t, session=n))
         t += 1
+        w.offsets_committed(n)
+        expected.append(csv_line("offsets-committed", t, session=n))
+        t += 1
     w.close()
     assert path.read_bytes() == "".join(expected).encode()
 
@@ -170,6 +173,6 @@ def test_the_runner_counts_whole_lines_and_finds_where_a_batch_stands() -> None:
     ok = csv_line("ok", 3, id=1, partition=0, offset=0).encode()
     assert ledger.count(head + invoke + invoke, "invoke") == 2
     assert ledger.count(head + invoke + invoke[:10], "invoke") == 1  # the last one is still being written
-    assert ledger.last_of(b"cut" + b"\n" + invoke + ok, ledger.WRITTEN_AT_ONCE) == "invoke"
-    assert ledger.last_of(b"cut" + b"\n" + invoke + commit + ok, ledger.WRITTEN_AT_ONCE) == "offsets-commit"
-    assert ledger.last_of(b"cut" + b"\n" + invoke + commit[:8], ledger.WRITTEN_AT_ONCE) == "invoke"
+    assert ledger.last_of(b"cut" + b"\n" + invoke + ok, ledger.WRITTEN_AT_ONCE)[0] == "invoke"
+    assert ledger.last_of(b"cut" + b"\n" + invoke + commit + ok, ledger.WRITTEN_AT_ONCE)[0] == "offsets-commit"
+    assert ledger.last_of(b"cut" + b"\n" + invoke + commit[:8], ledger.WRITTEN_AT_ONCE)[0] == "invoke"

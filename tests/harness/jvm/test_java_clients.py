@@ -89,6 +89,8 @@ def _replay(writer: ledger.LedgerWriter, row: list[str]) -> None:
         writer.fenced(n["session"], f["detail"])
     elif event == "offsets-commit":
         writer.offsets_commit(n["session"])
+    elif event == "offsets-committed":
+        writer.offsets_committed(n["session"])
     else:
         writer.txn(event.removeprefix("txn-"), n["session"], n["txn"], detail)
 

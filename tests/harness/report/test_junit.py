@@ -20,6 +20,7 @@ from harness.configcheck.report import verify
 from harness.history import columns
 from harness.report import junit
 from harness.verdict.judge import FORBIDDEN, REQUIRED, PairVerdict, VariantVerdict, judge
+from harness.workloads.clients import ClientSpec
 
 ROOT = Path(__file__).resolve().parents[3]
 _OUTCOMES = ("failure", "error", "skipped")
@@ -178,3 +179,21 @@ def test_check_app_is_one_case_failed_by_its_reasons_or_errored_by_a_broken_cont
     line = "app-1 exited with status 3 0.1s after it started, before committing any input offset (it crashed on start)"
     error = check_schema(junit.write(junit.app_run("check-app", None, None, line), tmp_path / "e.xml"))
     assert error.get("errors") == "1" and error.find("testsuite/testcase/error").get("message") == line  # type: ignore[union-attr]
+
+
+def test_verify_config_bug_findings_and_rows(tmp_path: Path) -> None:
+    safe = ROOT / "examples" / "configs" / "safe"
+    report = verify(
+        {Kind.PRODUCER: safe / "producer.properties"},
+        brokers=3,
+        transactional=False,
+        client=ClientSpec("java", "4.4.0"),
+        kafka_versions=["3.5.2"],
+    )
+    counts = {"control": {"aborted_read": 20}, "guarantee": {"aborted_read": 20}}
+    bug_row = Row("R1", "KAFKA-14402", "hold", "3.5.2", "violated", "20 aborted_read", counts, None, "", bug="b.r1")
+    report.dynamic = Dynamic(Applied(), {}, [bug_row])
+    root = check_schema(junit.write(junit.verify_config(report), tmp_path / "v.xml"))
+    names = cases(root)
+    assert "verify-config.static bug.kafka-14402 at --kafka-version 3.5.2" in names
+    assert "verify-config.dynamic.R1 R1 (b.r1) on Kafka 3.5.2" in names

@@ -12,13 +12,13 @@ import java.util.function.LongSupplier;
 /**
  * One process's ledger, byte for byte as {@code harness.history.ledger.LedgerWriter} writes it, and written
  * the same way (see there for the columns, events and why): {@code invoke} lines a chunk at a time, and
- * {@code session}, {@code txn-*}, {@code offsets-commit} and {@code fenced} lines, are in the kernel when the
- * call returns, in one unbuffered {@code write()} with whatever was collected before them; the outcome lines
- * ({@code ok}, {@code fail}, {@code info}) are collected and written by the next {@link #flush()} (the main thread's, once
- * per chunk or batch), by the next line written at once, or by the client's I/O thread itself once
- * {@code collectAtMost} of them wait. A SIGKILL leaves the collected ones unwritten: their sends are
- * indeterminate, as if still in flight. Callbacks of the I/O thread and the main thread both write: the
- * ledger is serialised.
+ * {@code session}, {@code txn-*}, {@code offsets-commit}, {@code offsets-committed} and {@code fenced}
+ * lines, are in the kernel when the call returns, in one unbuffered {@code write()} with whatever was
+ * collected before them; the outcome lines ({@code ok}, {@code fail}, {@code info}) are collected and
+ * written by the next {@link #flush()} (the main thread's, once per chunk or batch), by the next line
+ * written at once, or by the client's I/O thread itself once {@code collectAtMost} of them wait. A SIGKILL
+ * leaves the collected ones unwritten: their sends are indeterminate, as if still in flight. Callbacks of
+ * the I/O thread and the main thread both write: the ledger is serialised.
  */
 final class Ledger implements AutoCloseable {
     private static final String HEADER = "event,time_us,session,id,key,topic,partition,offset,txn,source,detail,end";
@@ -94,6 +94,11 @@ final class Ledger implements AutoCloseable {
     /** A plain consume-transform-produce app is about to commit its consumer offsets. */
     void offsetsCommit(long session) {
         atOnce("offsets-commit", session, null, null);
+    }
+
+    /** That commit returned without error (written by an at-most-once app, before its outputs). */
+    void offsetsCommitted(long session) {
+        atOnce("offsets-committed", session, null, null);
     }
 
     private synchronized void outcome(String event, long id, Integer partition, Long offset, String detail) {
