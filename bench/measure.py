@@ -26,10 +26,10 @@ import numpy as np
 from confluent_kafka import KafkaException
 
 from harness.cluster.kafka import KafkaCluster
-from harness.configcheck.catalogue import Kind
 from harness.history import ledger
 from harness.history.ledger import EVENTS
 from harness.jvm import java_clients
+from harness.kafkaconfig.catalogue import Kind
 from harness.settings import Settings
 from harness.workloads import clients
 from harness.workloads.apps.producer import ProducerSpec

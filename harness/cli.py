@@ -16,8 +16,8 @@ import threading
 from pathlib import Path
 
 import scenarios
-from harness import provision, stopping, versions
-from harness.cluster import docker_engine, images
+from harness import docker_engine, provision, stopping, versions
+from harness.cluster import images
 from harness.configcheck import dynamic
 from harness.errors import HarnessError
 from harness.jvm import java_clients
@@ -25,7 +25,7 @@ from harness.progress import say
 from harness.scenario import on_client
 from harness.settings import DEFAULT_KAFKA_VERSION, KNOWN_KAFKA_VERSIONS, OLDEST_KAFKA_VERSION, Settings
 from harness.userapps import check_app
-from harness.verdict.judge import PairVerdict
+from harness.verdict.document import PairVerdict
 from harness.verdict.summary import pair_summary, stability_table
 from harness.workloads import clients, librdkafka_versions
 from harness.workloads.clients import ClientSpec
@@ -135,7 +135,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from harness.verdict.recheck import recheck
+    from harness.recheck import recheck
 
     verdict = recheck(Path(args.run_dir), args.engine, args.master)
     if isinstance(verdict, PairVerdict):
@@ -179,8 +179,8 @@ def cmd_clean(args: argparse.Namespace) -> int:
 
 def cmd_verify_config(args: argparse.Namespace) -> int:
     from harness.cluster.kafka import KafkaCluster
-    from harness.configcheck.catalogue import Kind
     from harness.configcheck.report import verify
+    from harness.kafkaconfig.catalogue import Kind
 
     given = {Kind.BROKER: args.broker, Kind.PRODUCER: args.producer, Kind.CONSUMER: args.consumer}
     client = ClientSpec.parse(args.client) if args.client else None
@@ -207,9 +207,10 @@ def cmd_verify_config(args: argparse.Namespace) -> int:
         report.dynamic = dynamic.run(report.files, chosen, settings, client, bug_runs)
     print(json.dumps(report.to_json(), indent=2) if args.json else report.table(), flush=True)
     if args.junit:
+        from harness.configcheck import junit as verify_junit
         from harness.report import junit
 
-        say(f"junit: {junit.write(junit.verify_config(report), Path(args.junit))}")
+        say(f"junit: {junit.write(verify_junit.tree(report), Path(args.junit))}")
     return report.exit_status()
 
 

@@ -61,7 +61,7 @@ from harness.userapps.workload import (
     user_apps,
     write_input,
 )
-from harness.verdict.judge import VariantVerdict, side_outcome
+from harness.verdict.document import VariantVerdict, side_outcome
 from harness.workloads.base import Side
 
 __all__ = ["APP_LINKS", "Checked", "ExactlyOnceViolation", "KafkaFixture", "RunningApp"]

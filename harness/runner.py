@@ -36,7 +36,8 @@ from harness.progress import say, step
 from harness.report import page as report_page
 from harness.report.run_folder import ANOMALIES_FILE
 from harness.scenario import Scenario, Variant, side_workload
-from harness.verdict.judge import PairVerdict, VariantVerdict, judge
+from harness.verdict.document import PairVerdict, VariantVerdict
+from harness.verdict.judge import judge
 from harness.workloads.base import Plan, Side
 
 MAX_EXAMPLES = anomalies.MAX_EXAMPLES

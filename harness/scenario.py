@@ -17,7 +17,7 @@ from harness.cluster.security import Grant
 from harness.errors import HarnessError
 from harness.faults import Step
 from harness.verdict.checks import Check
-from harness.verdict.judge import RULES
+from harness.verdict.document import RULES
 from harness.workloads import clients
 from harness.workloads.base import Workload
 

@@ -31,7 +31,7 @@ from contextlib import contextmanager
 from types import FrameType
 from typing import Any
 
-from harness.cluster import docker_engine
+from harness import docker_engine
 
 # Seconds from the signal to the exit, at most. The stop waits for two things, side by side:
 # Docker removing the containers and networks, and the last words (a pair's report); each takes

@@ -17,7 +17,7 @@ from types import ModuleType
 from harness.errors import HarnessError
 from harness.scenario import Scenario, Variant, side_workload
 from harness.settings import Settings
-from harness.verdict.judge import FORBIDDEN, ONE_OF, REQUIRED
+from harness.verdict.document import FORBIDDEN, ONE_OF, REQUIRED
 
 
 def all_scenarios() -> dict[str, Scenario]:

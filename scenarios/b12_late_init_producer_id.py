@@ -24,7 +24,7 @@ from harness.faults import App, Step, TxnCoordinator, kill
 from harness.faults.kinds.protocol import protocol
 from harness.scenario import Scenario, Variant
 from harness.verdict.checks import late_copy_answered
-from harness.verdict.judge import ALLOWED
+from harness.verdict.document import ALLOWED
 from harness.workloads.clients import JAVA, LIBRDKAFKA
 from harness.workloads.producer import PRODUCER, ProducerWorkload
 

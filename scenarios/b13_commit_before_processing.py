@@ -22,7 +22,7 @@ from dataclasses import replace
 
 from harness.faults import App, Step, kill
 from harness.scenario import Scenario, Variant
-from harness.verdict.judge import ALLOWED, FORBIDDEN, REQUIRED
+from harness.verdict.document import ALLOWED, FORBIDDEN, REQUIRED
 from harness.workloads.apps.transformer import AT_MOST_ONCE, PLAIN
 from harness.workloads.pipeline import BatchInHand, PipelineWorkload, transformer
 

@@ -64,7 +64,7 @@ from harness.faults import App, Paused, Step, TxnCoordinator, launch, pause
 from harness.faults.kinds.protocol import protocol
 from harness.scenario import Scenario, Variant
 from harness.verdict.checks import answered, ended
-from harness.verdict.judge import ALLOWED
+from harness.verdict.document import ALLOWED
 from harness.workloads.apps.transactions import FENCED_EXIT
 from harness.workloads.pipeline import BatchUncommitted, transformer
 from scenarios import b2a_zombie_fenced_by_transactional_id as b2a

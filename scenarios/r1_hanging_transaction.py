@@ -22,7 +22,7 @@ Guarantee: Kafka 3.6.1: the late batch is refused, nothing is read though aborte
 
 from harness.scenario import Scenario, Variant
 from harness.verdict.checks import late_copy_answered
-from harness.verdict.judge import FORBIDDEN, ONE_OF
+from harness.verdict.document import FORBIDDEN, ONE_OF
 from scenarios.late_produce import WORKLOAD, late_produce
 
 SCENARIO = Scenario(

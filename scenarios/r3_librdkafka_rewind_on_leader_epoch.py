@@ -25,7 +25,7 @@ Guarantee: confluent-kafka 2.1.1: every input has exactly one output.
 """
 
 from harness.scenario import Scenario, Variant
-from harness.verdict.judge import FORBIDDEN, REQUIRED
+from harness.verdict.document import FORBIDDEN, REQUIRED
 from harness.workloads.pipeline import PipelineWorkload
 
 PIPELINE = PipelineWorkload(

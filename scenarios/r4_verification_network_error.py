@@ -28,7 +28,7 @@ from harness.faults import AppSent, Brokers, Step, TxnCoordinator
 from harness.faults.kinds.protocol import Hits, protocol
 from harness.scenario import Scenario, Variant
 from harness.verdict.checks import stopped_by
-from harness.verdict.judge import ALLOWED, FORBIDDEN, REQUIRED
+from harness.verdict.document import ALLOWED, FORBIDDEN, REQUIRED
 from harness.workloads.clients import JAVA
 from harness.workloads.pipeline import PipelineWorkload, transformer
 

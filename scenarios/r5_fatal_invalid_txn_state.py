@@ -38,7 +38,7 @@ from harness.faults.kinds.protocol import protocol
 from harness.faults.roles import key_partition
 from harness.scenario import Scenario, Variant
 from harness.verdict.checks import client_error
-from harness.verdict.judge import ALLOWED, FORBIDDEN
+from harness.verdict.document import ALLOWED, FORBIDDEN
 from harness.workloads.clients import JAVA
 from harness.workloads.producer import PRODUCER, ProducerWorkload
 

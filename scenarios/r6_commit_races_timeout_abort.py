@@ -27,7 +27,7 @@ from harness.faults import AppSent, Step, TxnCoordinator
 from harness.faults.kinds.protocol import protocol
 from harness.scenario import Scenario, Variant
 from harness.verdict.checks import held_answered, stopped_by
-from harness.verdict.judge import ALLOWED
+from harness.verdict.document import ALLOWED
 from harness.workloads.clients import JAVA
 from harness.workloads.producer import PRODUCER, ProducerWorkload
 

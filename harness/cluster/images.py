@@ -29,8 +29,7 @@ from pathlib import Path
 import docker
 from docker.errors import APIError, ImageNotFound
 
-from harness import cache_folders, commands, versions
-from harness.cluster import docker_engine
+from harness import cache_folders, commands, docker_engine, versions
 from harness.errors import HarnessError
 from harness.jvm.maven import maven_closure, unresolved
 from harness.progress import step

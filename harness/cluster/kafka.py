@@ -36,7 +36,8 @@ from docker.errors import DockerException
 from testcontainers.core.container import DockerContainer
 from testcontainers.core.network import Network
 
-from harness.cluster import docker_engine, images, security
+from harness import docker_engine
+from harness.cluster import images, security
 from harness.cluster.proxy import ToxiproxyAPI
 from harness.errors import HarnessError
 from harness.progress import say, step

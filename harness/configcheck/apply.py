@@ -25,9 +25,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from harness.configcheck import catalogue
-from harness.configcheck.catalogue import Component, ConfigFile, Kind
 from harness.errors import HarnessError
+from harness.kafkaconfig import catalogue
+from harness.kafkaconfig.catalogue import Component, ConfigFile, Kind
 from harness.scenario import Scenario, Variant
 from harness.workloads.clients import JAVA, LIBRDKAFKA, ClientSpec
 from harness.workloads.producer import ProducerWorkload

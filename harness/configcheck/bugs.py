@@ -17,7 +17,7 @@ field for the release that reads them): the brokers' from ``--kafka-version``; t
 from ``--client librdkafka==2.1.0`` / ``java==3.7.1``. librdkafka without a release is the
 confluent-kafka installed with the harness (its ``libversion()``); a Java client without
 one is unknown. Without ``--client`` the clients the producer and consumer files are read as
-(``harness.configcheck.catalogue``) are each checked.
+(``harness.kafkaconfig.catalogue``) are each checked.
 
 Transaction protocol 2 (KIP-890) needs Kafka 4.0+ brokers whose cluster finalized
 ``transaction.version=2`` (a new 4.x cluster does; an upgraded one keeps 1 until
@@ -32,8 +32,8 @@ from dataclasses import dataclass, replace
 from functools import cache
 from typing import TYPE_CHECKING, Protocol
 
-from harness.configcheck.catalogue import Component, ConfigFile, Kind, Value
 from harness.configcheck.rules import Finding, Severity
+from harness.kafkaconfig.catalogue import Component, ConfigFile, Kind, Value
 from harness.versions import key
 from harness.workloads.clients import JAVA, LIBRDKAFKA, ClientSpec
 

@@ -31,13 +31,13 @@ from typing import Any
 from harness import provision
 from harness.cluster import features, images
 from harness.configcheck import apply, bugs
-from harness.configcheck.catalogue import ConfigFile, Kind
 from harness.configcheck.rules import Finding
 from harness.errors import HarnessError
+from harness.kafkaconfig.catalogue import ConfigFile, Kind
 from harness.progress import say
 from harness.scenario import Scenario
 from harness.settings import Settings
-from harness.verdict.judge import FORBIDDEN, PairVerdict
+from harness.verdict.document import FORBIDDEN, PairVerdict
 from harness.versions import kafka as kafka_release
 from harness.workloads.clients import ClientSpec
 from harness.workloads.producer import ProducerWorkload

@@ -46,10 +46,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.configcheck import bugs, catalogue, dynamic
-from harness.configcheck.catalogue import Component, ConfigFile, Kind
+from harness.configcheck import bugs, dynamic
 from harness.configcheck.rules import Configs, Finding, Severity, check_static
 from harness.errors import HarnessError
+from harness.kafkaconfig import catalogue
+from harness.kafkaconfig.catalogue import Component, ConfigFile, Kind
 from harness.versions import kafka as kafka_release
 from harness.workloads.clients import ClientSpec
 

@@ -13,7 +13,7 @@ A pipeline is *transactional* when ``--transactional`` says so or the producer h
 consumer's ``read_committed`` alone does not make it so: it may read someone else's
 topic).
 
-What each client does with a setting comes from ``harness.configcheck.catalogue`` (names,
+What each client does with a setting comes from ``harness.kafkaconfig.catalogue`` (names,
 defaults) and from the client sources cited at each rule.
 """
 
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from harness.configcheck.catalogue import (
+from harness.kafkaconfig.catalogue import (
     ACKS_ALL,
     Component,
     ConfigFile,

@@ -26,7 +26,7 @@ from typing import Any
 
 from harness.report import figures, page
 from harness.report.run_folder import APP_SIDE, FOLDER_NAME, SIDES
-from harness.verdict.judge import ONE_OF, REQUIRED, PairVerdict, VariantVerdict, side_outcome
+from harness.verdict.document import ONE_OF, REQUIRED, PairVerdict, VariantVerdict, side_outcome
 from harness.verdict.summary import stability_table
 
 INDEX = "index.html"

@@ -23,7 +23,7 @@ import pyarrow.parquet as pq
 from harness.history import ledger
 from harness.history.columns import ISOLATIONS, view_path
 from harness.history.ledger import EVENTS
-from harness.verdict.judge import PairVerdict, VariantVerdict, side_outcome
+from harness.verdict.document import PairVerdict, VariantVerdict, side_outcome
 
 SIDES = ("control", "guarantee")
 # The one side of a user's app checked alone (kafka-harness check-app, the pytest plugin):

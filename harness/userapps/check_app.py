@@ -36,7 +36,7 @@ from harness.userapps import contract, schedules
 from harness.userapps.contract import ContractError, Naming
 from harness.userapps.schedules import StepsFor
 from harness.userapps.workload import APP_LINKS, APP_VARIANT, IDLE_TIMEOUT_S, UserAppWorkload, contract_breach
-from harness.verdict.judge import VariantVerdict, side_outcome
+from harness.verdict.document import VariantVerdict, side_outcome
 from harness.verdict.summary import side_lines
 
 APP_ID = "APP"  # the run folders' scenario part: <time>-APP-<id>

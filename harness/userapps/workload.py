@@ -32,7 +32,7 @@ from harness.userapps.app import GroupProgress, UserApp, instance_name
 from harness.userapps.contract import ContractError, Naming
 from harness.userapps.output import SINK_FINDINGS, AppOutput
 from harness.verdict.checks import Check
-from harness.verdict.judge import FORBIDDEN, VariantVerdict
+from harness.verdict.document import FORBIDDEN, VariantVerdict
 from harness.workloads.base import Plan, Side
 from harness.workloads.input import INPUT_PRODUCER, fill
 from harness.workloads.producer import ProducerWorkload

@@ -13,10 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from harness.verdict.judge import VariantVerdict
+from harness.verdict.document import VariantVerdict
 
 # How each client names "a newer producer took the transactional.id": librdkafka folds
 # them into _FENCED; Kafka's Java client reports the broker's error.

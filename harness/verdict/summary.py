@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from harness.checker.client import TXN_ID_UNAUTHORIZED
-from harness.verdict.judge import ALLOWED, FORBIDDEN, ONE_OF, REQUIRED, PairVerdict, VariantVerdict
+from harness.verdict.document import ALLOWED, FORBIDDEN, ONE_OF, REQUIRED, PairVerdict, VariantVerdict
 
 
 def pair_summary(pair: PairVerdict) -> str:

@@ -11,7 +11,7 @@ A client is named in one form everywhere (``--client``, a scenario side's ``Vari
 Both take the same spec, write the same ledger and print the same report, so one checker
 judges both. Scenarios write client settings in librdkafka's names, as the Python apps
 take them; for a Java app each setting becomes the Java client's name for the same knob,
-from the one table of names (``harness.configcheck.catalogue``), and a setting Java has
+from the one table of names (``harness.kafkaconfig.catalogue``), and a setting Java has
 no knob for is left out (``java_config`` says which).
 """
 
@@ -21,10 +21,10 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from harness import versions
-from harness.configcheck import catalogue
-from harness.configcheck.catalogue import Kind
 from harness.errors import HarnessError
 from harness.jvm import java_clients
+from harness.kafkaconfig import catalogue
+from harness.kafkaconfig.catalogue import Kind
 from harness.settings import Settings
 from harness.workloads import librdkafka_versions
 from harness.workloads.process import Command

@@ -17,12 +17,12 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from harness.checker.sinks import count_effects
 from harness.cluster.kafka import KafkaCluster
-from harness.configcheck.catalogue import Kind
 from harness.errors import HarnessError
 from harness.faults.roles import GroupCoordinator, TxnCoordinator
 from harness.history import ledger
 from harness.history.columns import History
 from harness.jvm import java_clients
+from harness.kafkaconfig.catalogue import Kind
 from harness.workloads import clients
 from harness.workloads.apps.transformer import AT_MOST_ONCE, MODES, TRANSACTIONAL, TransformerSpec
 from harness.workloads.base import Plan, Side

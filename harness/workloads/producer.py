@@ -12,9 +12,9 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, ClassVar
 
-from harness.configcheck.catalogue import Kind
 from harness.faults.roles import TxnCoordinator
 from harness.jvm import java_clients
+from harness.kafkaconfig.catalogue import Kind
 from harness.workloads import clients
 from harness.workloads.apps.producer import ProducerSpec
 from harness.workloads.base import Plan, Side

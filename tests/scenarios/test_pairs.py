@@ -24,11 +24,11 @@ import pytest
 
 import scenarios
 from harness.cluster.kafka import KafkaCluster
+from harness.recheck import recheck
 from harness.report.page import REPORT
 from harness.report.run_folder import folder_of
 from harness.runner import run_pair, run_variant
 from harness.scenario import on_client
-from harness.verdict.recheck import recheck
 from harness.verdict.summary import pair_summary
 from harness.workloads.clients import JAVA, ClientSpec
 

@@ -16,7 +16,8 @@ from harness.checker.check import check
 from harness.checker.synthetic import MUTATIONS
 from harness.history import columns
 from harness.scenario import Variant
-from harness.verdict.judge import REQUIRED, judge
+from harness.verdict.document import REQUIRED
+from harness.verdict.judge import judge
 from tests.generated_docs import generated_table
 from tests.harness.checker.histories import INJECTIONS, build, every_anomaly
 

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from harness.configcheck import catalogue
 from harness.configcheck.apply import apply, guarantee_scenario
-from harness.configcheck.catalogue import Kind
 from harness.configcheck.dynamic import choose
 from harness.errors import HarnessError
+from harness.kafkaconfig import catalogue
+from harness.kafkaconfig.catalogue import Kind
 from harness.workloads.clients import JAVA, LIBRDKAFKA, ClientSpec
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "configs"

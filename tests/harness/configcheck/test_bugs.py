@@ -12,9 +12,9 @@ import pytest
 import scenarios
 from harness.configcheck import bugs
 from harness.configcheck.bugs import BUGS, Range
-from harness.configcheck.catalogue import Component, Kind
 from harness.configcheck.report import Report, verify
 from harness.configcheck.rules import Severity
+from harness.kafkaconfig.catalogue import Component, Kind
 from harness.workloads.clients import ClientSpec
 from tests.generated_docs import generated_table
 
@@ -160,7 +160,7 @@ def test_a_bug_row_runs_the_guarantee_on_your_versions() -> None:
 
 
 def test_a_setting_bug_row_runs_your_setting(tmp_path: Path) -> None:
-    from harness.configcheck import catalogue
+    from harness.kafkaconfig import catalogue
 
     path = tmp_path / "server.properties"
     path.write_text(f"{bugs.VERIFICATION}=false\n")

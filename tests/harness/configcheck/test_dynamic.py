@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from harness.cluster import docker_engine
-from harness.configcheck.catalogue import Kind
+from harness import docker_engine
+from harness.kafkaconfig.catalogue import Kind
 from harness.settings import LABEL_PID
 
 pytestmark = pytest.mark.cluster

@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 
 from harness.configcheck.apply import Applied
-from harness.configcheck.catalogue import Component, Kind
 from harness.configcheck.dynamic import Dynamic, Row
 from harness.configcheck.report import SCHEMA, _dynamic_table, verify
 from harness.configcheck.rules import Finding, Severity
 from harness.errors import HarnessError
+from harness.kafkaconfig.catalogue import Component, Kind
 from harness.workloads.clients import ClientSpec
 
 EXAMPLES = Path(__file__).parents[3] / "examples" / "configs"

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from harness.configcheck import catalogue
-from harness.configcheck.catalogue import Component, Kind
 from harness.configcheck.rules import RULES, Configs, Finding, Severity, check_static
+from harness.kafkaconfig import catalogue
+from harness.kafkaconfig.catalogue import Component, Kind
 from harness.settings import DEFAULT_BROKER_SETTINGS
 
 J, L, B = Component.JAVA, Component.LIBRDKAFKA, Component.BROKER

@@ -26,7 +26,7 @@ from harness.userapps import schedules
 from harness.userapps.check_app import check, run_folder
 from harness.userapps.contract import ContractError
 from harness.userapps.workload import UserAppWorkload
-from harness.verdict.judge import VariantVerdict, side_outcome
+from harness.verdict.document import VariantVerdict, side_outcome
 from tests.harness.test_stopping import ours, processes_naming
 
 ROOT = Path(__file__).resolve().parents[3]

@@ -21,7 +21,7 @@ from harness.history.records import make_id
 from harness.jvm.java_clients import command
 from harness.runner import run_variant
 from harness.settings import Settings
-from harness.verdict.judge import FORBIDDEN
+from harness.verdict.document import FORBIDDEN
 from harness.workloads.streams import (
     EXACTLY_ONCE_V2,
     STREAMS_APP,

@@ -14,7 +14,7 @@ from harness.faults import Brokers, Step, TxnCoordinator
 from harness.faults.kinds.protocol import apis, protocol
 from harness.runner import run_variant
 from harness.scenario import Scenario, Variant, on_client
-from harness.verdict.judge import FORBIDDEN
+from harness.verdict.document import FORBIDDEN
 from harness.workloads.clients import CLIENTS, ClientSpec
 from harness.workloads.producer import ProducerWorkload
 

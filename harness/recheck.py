@@ -16,12 +16,14 @@ import json
 from pathlib import Path
 from typing import Any
 
+import scenarios
 from harness.checker.anomalies import CheckOptions, CheckResult
 from harness.checker.check import check
 from harness.errors import HarnessError
 from harness.history import columns, ledger
 from harness.verdict.checks import Check
-from harness.verdict.judge import JUDGED_KEYS, PairVerdict, VariantVerdict, judge
+from harness.verdict.document import JUDGED_KEYS, PairVerdict, VariantVerdict
+from harness.verdict.judge import judge
 
 ENGINES = ("python", "spark")
 SIDES = ("control", "guarantee")
@@ -76,8 +78,6 @@ def _side(side_dir: Path, saved: dict[str, Any], engine: str, master: str) -> Va
 
 def _checks(saved: dict[str, Any]) -> tuple[Check, ...]:
     """The side's checks: code, so from the scenario as registered now (none if it is gone)."""
-    import scenarios  # the registry sits above the harness
-
     try:
         s = scenarios.get(saved["scenario"])
     except HarnessError:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.configcheck.properties import Property, load, parse
 from harness.errors import HarnessError
+from harness.kafkaconfig.properties import Property, load, parse
 
 
 def pairs(text: str) -> list[tuple[str, str]]:
