@@ -29,3 +29,12 @@ def test_every_relative_link_resolves(page: Path) -> None:
     targets = [t.split("#")[0] for t in LINK.findall(text) if not t.startswith(("http://", "https://", "#", "mailto:"))]
     missing = [t for t in targets if not (page.parent / t).exists()]
     assert missing == []
+
+
+PATH_IN_TEXT = re.compile(r"`((?:harness|tests|scenarios|bench|spark_jobs|java|toxiproxy|scripts|examples)/[\w./-]+)`")
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_every_file_a_page_names_is_there(page: Path) -> None:
+    named = [p for p in PATH_IN_TEXT.findall(page.read_text()) if "..." not in p]
+    assert [p for p in named if not (REPOSITORY / p).exists()] == []
