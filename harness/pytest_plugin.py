@@ -37,8 +37,7 @@ from pathlib import Path
 
 import pytest
 
-from harness import stopping
-from harness.cluster import images
+from harness import stopping, versions
 from harness.cluster.kafka import KafkaCluster
 from harness.errors import HarnessError
 from harness.faults import Faults, FaultSpec, Injected, Schedule, Step
@@ -118,7 +117,7 @@ def unique_topic(name: str) -> str:
 def kafka_cluster(request: pytest.FixtureRequest) -> Iterator[KafkaFixture]:
     settings = Settings().with_overrides(kafka_version=_option(request.config, "kafka_version") or None)
     try:
-        images.check_kafka_version(settings.kafka_version)
+        versions.kafka(settings.kafka_version)
         cluster = KafkaCluster(settings).start()
     except HarnessError as exc:
         pytest.fail(f"kafka_cluster: {exc}", pytrace=False)

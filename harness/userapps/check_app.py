@@ -22,8 +22,7 @@ import time
 import uuid
 from pathlib import Path
 
-from harness import stopping
-from harness.cluster import images
+from harness import stopping, versions
 from harness.cluster.kafka import KafkaCluster
 from harness.errors import HarnessError
 from harness.progress import say
@@ -170,7 +169,7 @@ def cmd_check_app(args: argparse.Namespace) -> int:
         toxiproxy_version=args.toxiproxy_version,
         runs_dir=Path(args.runs_dir) if args.runs_dir else None,
     )
-    images.check_kafka_version(settings.kafka_version)
+    versions.kafka(settings.kafka_version)
     title = f"check-app: {' '.join(app.command)}"
     story = (
         f"Your app `{' '.join(app.command)}` ({app.instances} instance(s)) reads {app.inputs} inputs from "
