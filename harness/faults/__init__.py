@@ -12,7 +12,7 @@ Scenario files import their vocabulary from here: ``from harness.faults import L
 Step, blackhole``.
 """
 
-from harness.faults.conditions import AppSent, Condition, Isr, Paused
+from harness.faults.conditions import AppSent, Committed, Condition, Isr, Paused
 from harness.faults.inject import Faults, Injected
 from harness.faults.kinds.bandwidth import bandwidth
 from harness.faults.kinds.blackhole import blackhole
@@ -27,7 +27,18 @@ from harness.faults.kinds.reset_peer import reset_peer
 from harness.faults.kinds.restart import restart
 from harness.faults.kinds.slicer import slicer
 from harness.faults.kinds.stop import stop
-from harness.faults.roles import App, Brokers, Followers, Leader, Node, Replicas, Target, TxnCoordinator, java_hash
+from harness.faults.roles import (
+    App,
+    Brokers,
+    Controller,
+    Followers,
+    Leader,
+    Node,
+    Replicas,
+    Target,
+    TxnCoordinator,
+    java_hash,
+)
 from harness.faults.schedule import Schedule, Step
 from harness.faults.specs import OWN_LINKS, FaultSpec
 
@@ -36,7 +47,9 @@ __all__ = [
     "App",
     "AppSent",
     "Brokers",
+    "Committed",
     "Condition",
+    "Controller",
     "FaultSpec",
     "Faults",
     "Followers",

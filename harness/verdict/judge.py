@@ -79,6 +79,8 @@ FORBIDDEN = "forbidden"
 ONE_OF = "one of"
 ALLOWED = "allowed"
 RULES = (REQUIRED, FORBIDDEN, ONE_OF, ALLOWED)
+# How a reason says a step of the fault schedule failed (not a finding: the fault did not happen as written).
+FAULT_ERROR = "fault schedule error: "
 # A side's document holds these, and its context besides (VariantVerdict.to_json).
 JUDGED_KEYS = ("schema", "scenario", "variant", "passed", "reasons", "expect", "counts", "result", "notes", "checks")
 
@@ -156,7 +158,7 @@ def judge(
         elif rule == FORBIDDEN and n > 0:
             verdict.reasons.append(f"found {n} {anomaly} anomalies, none allowed")
     # A fault that did not happen as written proves nothing either way.
-    verdict.reasons.extend(f"fault schedule error: {e}" for e in context.get("fault_errors", []))
+    verdict.reasons.extend(f"{FAULT_ERROR}{e}" for e in context.get("fault_errors", []))
     any_of = [a for a, rule in expect.items() if rule == ONE_OF]
     if any_of and not any(verdict.count(a) for a in any_of):
         verdict.reasons.append(f"expected one of {', '.join(any_of)}, found none")

@@ -19,6 +19,7 @@ from harness.checker.sinks import count_effects
 from harness.cluster.kafka import KafkaCluster
 from harness.configcheck.catalogue import Kind
 from harness.errors import HarnessError
+from harness.faults import serial
 from harness.history.columns import History
 from harness.jvm import java_clients
 from harness.workloads import clients
@@ -59,6 +60,9 @@ class PipelineWorkload:
     batch_size: int = 50
     pause_before_commit_ms: int = 0
     abort_every: int = 0
+    # A PLANTED BUG for testing explore (harness.workloads.apps.transformer): every n-th
+    # transaction's offsets committed outside it. 0: the app as it should be.
+    bug_offsets_outside_txn_every: int = 0
     producer_config: dict[str, Any] = field(default_factory=dict)
     consumer_config: dict[str, Any] = field(default_factory=dict)
     # Apps (by number) that reach the brokers through links of their own, so a link fault
@@ -85,6 +89,8 @@ class PipelineWorkload:
         client = clients.check(self.client)
         if client == clients.JAVA and not to_kafka:
             raise HarnessError("the Java transformer app has no SQLite sink: run this pipeline on librdkafka")
+        if client == clients.JAVA and self.bug_offsets_outside_txn_every:
+            raise HarnessError("the planted bug is in the Python transformer app only: run this pipeline on librdkafka")
         version = self.client_version or cluster.settings.kafka_version
         command = clients.app_command(client, PYTHON_APP, java_clients.TRANSFORMER_APP, cluster.settings, version)
         app_producer, app_consumer = producer_config, self.consumer_config
@@ -106,6 +112,7 @@ class PipelineWorkload:
                 batch_size=self.batch_size,
                 pause_before_commit_ms=self.pause_before_commit_ms,
                 abort_every=self.abort_every,
+                bug_offsets_outside_txn_every=self.bug_offsets_outside_txn_every,
                 producer_config=app_producer,
                 consumer_config=app_consumer,
                 sink_db=str(sink_db or ""),
@@ -113,7 +120,10 @@ class PipelineWorkload:
             )
 
             def spec_for(ledger: Path, earlier: list[Path], spec: TransformerSpec = spec) -> dict[str, Any]:
-                return asdict(replace(spec, ledger=str(ledger), resume=transformer_resume(earlier, spec.session)))
+                doc = asdict(replace(spec, ledger=str(ledger), resume=transformer_resume(earlier, spec.session)))
+                if not spec.bug_offsets_outside_txn_every:  # the Java app refuses fields it does not know
+                    del doc["bug_offsets_outside_txn_every"]
+                return doc
 
             apps.append(AppProcess(transformer(i), run_dir, spec_for, command))
         return Plan(
@@ -141,6 +151,7 @@ _BATCH_LINES = (b"invoke,", b"offsets-commit,", b"txn-", b"session,", b"fenced,"
 _TAIL_BYTES = 1 << 16  # more than a batch's lines (about 100 bytes an input)
 
 
+@serial.condition
 @dataclass(frozen=True)
 class BatchUncommitted:
     """Transformer ``app`` has handed a batch's outputs to its client and not yet asked for

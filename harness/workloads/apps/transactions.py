@@ -28,8 +28,13 @@ _progress: Callable[[], dict[str, Any]] = dict  # the app's report so far, for a
 _FENCING = (KafkaError._FENCED, KafkaError.PRODUCER_FENCED, KafkaError.INVALID_PRODUCER_EPOCH)
 
 
+def every_nth(n: int, i: int) -> bool:
+    """Whether the ``i``-th (from 0) is an ``n``-th one: ``n-1``, ``2n-1``, ...; never for n = 0."""
+    return bool(n) and i % n == n - 1
+
+
 def aborts_on_purpose(abort_every: int, txn: int) -> bool:
-    return bool(abort_every) and txn % abort_every == abort_every - 1
+    return every_nth(abort_every, txn)
 
 
 def end_transaction(

@@ -22,6 +22,12 @@ Kafka record (harness.workloads.apps.sqlite_sink): plain mode inserts the rows a
 Kafka afterwards; transactional mode writes rows and next offsets in one database
 transaction and takes its starting offsets from the database.
 
+``bug_offsets_outside_txn_every`` is a **planted bug, for testing ``kafka-harness explore``**
+only: every n-th transaction's input offsets are committed by the consumer, at once and
+outside the transaction (an ``offsets-commit`` line first, as in plain mode), instead of with
+``send_offsets_to_transaction``. Nothing shows it until the transaction fails to commit (a
+crash, an abort): its inputs are then marked done with no output for them (``eos_missing``).
+
 ``pause_before_commit_ms`` is the time between producing a batch and committing it: the
 window a crash must hit to matter. The app stops once it has had nothing to do for
 ``idle_exit_s``: every partition it owns read up to its end and every other partition of
@@ -52,6 +58,7 @@ from harness.workloads.apps.transactions import (
     aborts_on_purpose,
     bounded,
     end_transaction,
+    every_nth,
     fenced,
     report_progress_with,
 )
@@ -70,6 +77,9 @@ class TransformerSpec:
     batch_size: int = 50  # input records per transaction (or per offset commit)
     pause_before_commit_ms: int = 0
     abort_every: int = 0  # transactional: abort every n-th batch on purpose, then redo it
+    # PLANTED BUG, for testing explore only: every n-th transaction's offsets committed by the
+    # consumer outside the transaction (0: never; see the module's doc).
+    bug_offsets_outside_txn_every: int = 0
     value_bytes: int = 100
     idle_exit_s: float = 6.0
     join_grace_s: float = 20.0
@@ -247,8 +257,12 @@ class _App:
         self._emit(batch, txn)
 
         def add_offsets() -> None:
-            with bounded("send_offsets_to_transaction", 30):
-                p.send_offsets_to_transaction(c.position(c.assignment()), c.consumer_group_metadata(), 30)
+            if every_nth(spec.bug_offsets_outside_txn_every, txn):  # the planted bug (module doc)
+                self.ledger.offsets_commit(spec.session)
+                c.commit(asynchronous=False)
+            else:
+                with bounded("send_offsets_to_transaction", 30):
+                    p.send_offsets_to_transaction(c.position(c.assignment()), c.consumer_group_metadata(), 30)
             time.sleep(spec.pause_before_commit_ms / 1000)
 
         outcome = end_transaction(
