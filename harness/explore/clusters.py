@@ -7,6 +7,7 @@ from __future__ import annotations
 import time
 
 from harness.cluster.kafka import KafkaCluster
+from harness.errors import HarnessError
 from harness.progress import say
 from harness.settings import Settings
 
@@ -16,16 +17,22 @@ HEALTH_GRACE_S = 30.0
 
 
 class Session:
-    def __init__(self, settings: Settings, broker_settings: dict[str, str]) -> None:
+    """Starts its cluster on first use and stops it at the end; or uses one it is given (a test
+    session's), which it never stops and cannot start anew."""
+
+    def __init__(
+        self, settings: Settings, broker_settings: dict[str, str], cluster: KafkaCluster | None = None
+    ) -> None:
         self.settings, self.broker_settings = settings, broker_settings
         self.restarts = 0
-        self._cluster: KafkaCluster | None = None
+        self._cluster = cluster
+        self._given = cluster is not None
 
     def __enter__(self) -> Session:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self._cluster is not None:
+        if self._cluster is not None and not self._given:
             self._cluster.stop()
 
     @property
@@ -41,6 +48,8 @@ class Session:
         deadline = time.monotonic() + grace_s
         while problems := self._problems():
             if time.monotonic() > deadline:
+                if self._given:
+                    raise HarnessError(f"the cluster given is unhealthy after a run: {'; '.join(problems)}")
                 say(f"cluster unhealthy ({'; '.join(problems)}): starting a new one")
                 self._cluster.stop()
                 self._cluster = None

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from harness.cluster.kafka import KafkaCluster
 from harness.errors import HarnessError
 from harness.explore import clusters, scenario_file, shrink, trial, words
 from harness.explore.subject import Subject
@@ -52,14 +53,17 @@ def _stamped(folder: Path, what: str) -> Path:
     return folder / f"{what}-{time.strftime('%Y%m%d-%H%M%S')}"
 
 
-def replay(kept: Kept, times: int, settings: Settings) -> tuple[Path, list[trial.Trial]]:
-    """The kept schedule ``times`` times; the folder they went to and their trials."""
+def replay(
+    kept: Kept, times: int, settings: Settings, cluster: KafkaCluster | None = None
+) -> tuple[Path, list[trial.Trial]]:
+    """The kept schedule ``times`` times; the folder they went to and their trials (on ``cluster``
+    if given, else on one of its own)."""
     if times < 1:
         raise HarnessError(f"--times must be 1 or more, not {times}")
     scenario, variant = kept.subject.scenario(), kept.subject.guarantee()
     folder = _stamped(kept.folder, "replay")
     trials = []
-    with clusters.Session(kept.subject.settings(settings), kept.subject.broker_settings()) as session:
+    with clusters.Session(kept.subject.settings(settings), kept.subject.broker_settings(), cluster) as session:
         for n in range(1, times + 1):
             doc = kept.doc
             t = trial.run(session.cluster, scenario, variant, doc, folder / str(n), kept.label(replay=n, **_words(doc)))
@@ -87,7 +91,9 @@ class Shrunk:
     scenario: Path  # the scenario file
 
 
-def shrink_run(kept: Kept, budget: int, settings: Settings, out: Path | None = None) -> Shrunk:
+def shrink_run(
+    kept: Kept, budget: int, settings: Settings, out: Path | None = None, cluster: KafkaCluster | None = None
+) -> Shrunk:
     if budget < 1:
         raise HarnessError(f"--budget must be 1 or more, not {budget}")
     if kept.info.get("outcome") != trial.FAILED:
@@ -95,7 +101,7 @@ def shrink_run(kept: Kept, budget: int, settings: Settings, out: Path | None = N
     scenario, variant = kept.subject.scenario(), kept.subject.guarantee()
     folder = _stamped(kept.folder, "shrink")
     tried: list[tuple[str, Path, bool]] = []  # (the candidate, its folder, whether it failed)
-    with clusters.Session(kept.subject.settings(settings), kept.subject.broker_settings()) as session:
+    with clusters.Session(kept.subject.settings(settings), kept.subject.broker_settings(), cluster) as session:
 
         def fails(candidate: dict[str, Any], change: str) -> bool:
             n = len(tried) + 1

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from harness.cluster.kafka import KafkaCluster
 from harness.explore import clusters, draw, page, targets, trial, words
 from harness.explore.subject import Subject
 from harness.progress import say
@@ -104,8 +105,11 @@ class _Progress:
             write_index(self.folder, self.exploration, self.trials, self.restarts)
 
 
-def explore(exploration: Exploration, settings: Settings, runs_dir: Path) -> tuple[Path, list[trial.Trial]]:
-    """Run the exploration into a new folder under ``runs_dir``; its folder and its runs in order."""
+def explore(
+    exploration: Exploration, settings: Settings, runs_dir: Path, cluster: KafkaCluster | None = None
+) -> tuple[Path, list[trial.Trial]]:
+    """Run the exploration into a new folder under ``runs_dir``; its folder and its runs in order.
+    ``cluster``: one already up to run on (one worker), instead of clusters of its own."""
     scenario = exploration.subject.scenario()
     variant = exploration.subject.guarantee()
     docs = exploration.schedules()
@@ -117,7 +121,7 @@ def explore(exploration: Exploration, settings: Settings, runs_dir: Path) -> tup
     say(f"explore: {exploration.subject}, seed {exploration.seed}, {exploration.runs} runs -> {folder}")
 
     def worker() -> None:
-        with clusters.Session(cluster_settings, exploration.subject.broker_settings()) as session:
+        with clusters.Session(cluster_settings, exploration.subject.broker_settings(), cluster) as session:
             while (n := progress.take()) is not None:
                 doc = docs[n - 1]
                 name = folder / f"run-{n:03d}"
@@ -126,7 +130,7 @@ def explore(exploration: Exploration, settings: Settings, runs_dir: Path) -> tup
                     progress.restarts += 1
                 progress.done(n, result)
 
-    if exploration.workers == 1:
+    if exploration.workers == 1 or cluster is not None:
         worker()  # in the main thread: Ctrl-C and SIGTERM reach it as they do `run`
     else:
         failures: list[BaseException] = []

@@ -27,17 +27,24 @@ def name_for(kept: Kept) -> str:
 
 def _id(kept: Kept) -> str:
     seed, run = kept.info.get("seed"), kept.info.get("run")
-    return f"{kept.subject.like.upper()}-explore-{seed}-{run}" if seed is not None else f"{kept.subject.like}-shrunk"
+    like = scenarios.get(kept.subject.like).id
+    return f"{like}-explore-{seed}-{run}" if seed is not None else f"{like}-shrunk"
 
 
-def _module_of(scenario: Scenario) -> str:
-    """The built-in module defining ``scenario`` (its file imports it from there)."""
+def _like(like: str, scenario: Scenario) -> str:
+    """The imports that give the written file the explored pair as ``LIKE``: from its built-in
+    module, or from the scenario file it came from."""
+    if like.endswith(".py"):
+        return (
+            "from pathlib import Path\n\nimport scenarios\nfrom harness.faults import serial\n\n"
+            f'LIKE = scenarios.from_file(Path(r"{Path(like).resolve()}"))'
+        )
     for found in pkgutil.iter_modules(scenarios.__path__):
         module = importlib.import_module(f"scenarios.{found.name}")
         if getattr(module, "SCENARIO", None) is not None and module.SCENARIO.id == scenario.id:
-            return module.__name__
+            return f"\nfrom harness.faults import serial\nfrom {module.__name__} import SCENARIO as LIKE"
     raise HarnessError(
-        f"shrink writes scenario files for the built-in scenarios; {scenario.id} is not one of them: "
+        f"shrink writes scenario files for the built-in scenarios and scenario files; {scenario.id} is neither: "
         "its shrunk schedule is in the shrink folder's try folders (schedule.json)"
     )
 
@@ -88,9 +95,7 @@ Guarantee: {like.id}'s guarantee under this schedule. Run it: `kafka-harness run
 """
 
 from dataclasses import replace
-
-from harness.faults import serial
-from {_module_of(like)} import SCENARIO as LIKE
+{_like(subject.like, like)}
 
 SCHEDULE = serial.loads(
     r"""

@@ -46,7 +46,9 @@ class Trial:
     reasons: list[str]
     counts: dict[str, int]  # the side's non-zero finding counts
     wall_s: float  # the whole run: plan, apps, read-back, check, judge, trimming
-    apps_s: float  # the apps' own time, first start to last exit
+    # The workload's own time: from its first app's start to the later of its last app's exit
+    # and its schedule's last heal (a fault may outlast the apps).
+    workload_s: float
     label: dict[str, Any] = field(default_factory=dict)  # the exploration's, e.g. seed and run
 
     @property
@@ -55,7 +57,7 @@ class Trial:
 
     @property
     def overhead_s(self) -> float:
-        return max(0.0, self.wall_s - self.apps_s)
+        return max(0.0, self.wall_s - self.workload_s)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -64,16 +66,16 @@ class Trial:
             "reasons": self.reasons,
             "counts": self.counts,
             "wall_s": round(self.wall_s, 2),
-            "apps_s": round(self.apps_s, 2),
+            "workload_s": round(self.workload_s, 2),
             "overhead_s": round(self.overhead_s, 2),
         }
 
     @classmethod
     def read(cls, folder: Path) -> Trial:
         doc = json.loads((folder / RUN).read_text())
-        known = ("outcome", "reasons", "counts", "wall_s", "apps_s", "overhead_s")
+        known = ("outcome", "reasons", "counts", "wall_s", "workload_s", "overhead_s")
         label = {k: v for k, v in doc.items() if k not in known}
-        return cls(folder, doc["outcome"], doc["reasons"], doc["counts"], doc["wall_s"], doc["apps_s"], label)
+        return cls(folder, doc["outcome"], doc["reasons"], doc["counts"], doc["wall_s"], doc["workload_s"], label)
 
 
 def schedule_of(folder: Path) -> dict[str, Any]:
@@ -100,7 +102,7 @@ def run(
     else:
         outcome, reasons = judged(verdict)
         counts = {name: n for name in catalogue.NAMES if (n := verdict.count(name))}
-        trial = Trial(folder, outcome, reasons, counts, 0.0, _apps_s(verdict), label)
+        trial = Trial(folder, outcome, reasons, counts, 0.0, _workload_s(verdict), label)
         _delete_topics(cluster, verdict.context.get("topics", []))
     if trial.failed:
         report_page.write(folder, scenario.story)
@@ -127,10 +129,11 @@ def judged(verdict: VariantVerdict) -> tuple[str, list[str]]:
     return (INCONCLUSIVE, not_run) if not_run else (PASSED, [])
 
 
-def _apps_s(verdict: VariantVerdict) -> float:
+def _workload_s(verdict: VariantVerdict) -> float:
     lives = verdict.context.get("workload", [])
     starts = [r["started_at"] for r in lives if r.get("started_at")]
     ends = [r["ended_at"] for r in lives if r.get("ended_at")]
+    ends += [f["healed_at"] for f in verdict.context.get("faults", []) if f.get("healed_at")]
     return max(ends) - min(starts) if starts and ends else 0.0
 
 

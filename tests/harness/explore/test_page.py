@@ -20,7 +20,7 @@ def _trial(run: int, outcome: str, families: list[str], triggers: list[str]) -> 
         "reasons": ["found 50 eos_missing anomalies, none allowed"] if outcome == "failed" else [],
         "counts": {"eos_missing": 50} if outcome == "failed" else {},
         "wall_s": 40.0,
-        "apps_s": 37.5,
+        "workload_s": 37.5,
         "overhead_s": 2.5,
     }
 
