@@ -36,7 +36,7 @@ from docker.errors import DockerException
 from testcontainers.core.container import DockerContainer
 from testcontainers.core.network import Network
 
-from harness.cluster import docker_engine, images, security
+from harness.cluster import broker_archive, docker_engine, images, security
 from harness.cluster.proxy import ToxiproxyAPI
 from harness.errors import HarnessError
 from harness.progress import say, step
@@ -129,6 +129,7 @@ class KafkaCluster:
         self._network: Network | None = None
         self._client_ports: dict[str, dict[int, int]] = {}  # listener -> node id -> published port
         self._admin: AdminClient | None = None
+        self._archive: Path | None = None  # the brokers' class archive (harness.cluster.broker_archive)
         self._started = False
         self._stopped = False
         self._lock = threading.Lock()
@@ -163,6 +164,7 @@ class KafkaCluster:
         self._started = True
         images.require_present(self.settings)
         self._install_cleanup()
+        self._archive = broker_archive.ensure(self.settings)
         try:
             with step(f"start 3-broker KRaft cluster {self.run_id} (Kafka {self.settings.kafka_version})"):
                 self._network = Network(docker_network_kw={"labels": self._labels()}).create()
@@ -246,6 +248,7 @@ class KafkaCluster:
         )
         for key, value in self._broker_env(node_id).items():
             container.with_env(key, value)
+        broker_archive.mount(container, self._archive)
         with self._lock:
             self.brokers[node_id] = Broker(node_id, alias, container)
         container.start()
