@@ -324,6 +324,9 @@ class KafkaCluster:
                 {
                     "bootstrap.servers": self.bootstrap_servers(),
                     "socket.timeout.ms": 5000,
+                    # Reconnect to a broker that refused within half a second, not up to 10 s
+                    # later: a starting cluster is seen ready as soon as it is.
+                    "reconnect.backoff.max.ms": 500,
                     "log_level": HARNESS_CLIENT_LOG_LEVEL,
                     **self.client_config(),
                 }

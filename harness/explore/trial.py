@@ -75,7 +75,8 @@ class Trial:
         doc = json.loads((folder / RUN).read_text())
         known = ("outcome", "reasons", "counts", "wall_s", "workload_s", "overhead_s")
         label = {k: v for k, v in doc.items() if k not in known}
-        return cls(folder, doc["outcome"], doc["reasons"], doc["counts"], doc["wall_s"], doc["workload_s"], label)
+        times = (doc.get("wall_s", 0.0), doc.get("workload_s", 0.0))
+        return cls(folder, doc["outcome"], doc["reasons"], doc["counts"], *times, label)
 
 
 def schedule_of(folder: Path) -> dict[str, Any]:
