@@ -55,27 +55,29 @@ def end_transaction(
             # Written first, then aborted: an abort with records still queued would purge
             # them locally and the log would never hold anything to hide.
             producer.flush(60)
-            _until_answered(producer.abort_transaction, timeout_s, attempts)
+            until_answered(producer.abort_transaction, timeout_s, attempts)
             ledger.txn("aborted", session, txn, "on purpose")
             return ABORTED
         ledger.txn("commit", session, txn)
-        _until_answered(producer.commit_transaction, timeout_s, attempts)
+        until_answered(producer.commit_transaction, timeout_s, attempts)
         ledger.txn("committed", session, txn)
         return COMMITTED
     except KafkaException as exc:
         err = exc.args[0]
         if err.txn_requires_abort():
-            _until_answered(producer.abort_transaction, timeout_s, attempts)
+            until_answered(producer.abort_transaction, timeout_s, attempts)
             ledger.txn("aborted", session, txn, err.name())
             return ABORTED
         ledger.txn("unknown", session, txn, err.name())
         raise
 
 
-def _until_answered(end: Callable[[float], None], timeout_s: float, attempts: int) -> None:
-    """Commit or abort, asking again while librdkafka says the error is retriable (a
-    timeout while the coordinator is unreachable): the outcome is still open, and giving
-    up would leave the transaction hanging until its timeout."""
+def until_answered(end: Callable[[float], None], timeout_s: float, attempts: int) -> None:
+    """A transactional call given ``timeout_s`` (commit, abort, adding offsets), asked again
+    while librdkafka says the error is retriable (a timeout while the coordinator is
+    unreachable; CONCURRENT_TRANSACTIONS while it still completes the previous transaction),
+    as its documentation asks: the outcome is still open, and giving up would leave the
+    transaction hanging until its timeout."""
     for attempt in range(attempts):
         try:
             with bounded(end.__name__, timeout_s):

@@ -56,11 +56,11 @@ from harness.workloads.apps.transactions import (
     ABORTED,
     FENCED_EXIT,
     aborts_on_purpose,
-    bounded,
     end_transaction,
     every_nth,
     fenced,
     report_progress_with,
+    until_answered,
 )
 
 
@@ -261,8 +261,11 @@ class _App:
                 self.ledger.offsets_commit(spec.session)
                 c.commit(asynchronous=False)
             else:
-                with bounded("send_offsets_to_transaction", 30):
-                    p.send_offsets_to_transaction(c.position(c.assignment()), c.consumer_group_metadata(), 30)
+
+                def send_offsets_to_transaction(timeout_s: float) -> None:
+                    p.send_offsets_to_transaction(c.position(c.assignment()), c.consumer_group_metadata(), timeout_s)
+
+                until_answered(send_offsets_to_transaction, 30, 5)
             time.sleep(spec.pause_before_commit_ms / 1000)
 
         outcome = end_transaction(
