@@ -103,7 +103,7 @@ def run(
     else:
         outcome, reasons = judged(verdict)
         counts = {name: n for name in catalogue.NAMES if (n := verdict.count(name))}
-        trial = Trial(folder, outcome, reasons, counts, 0.0, _workload_s(verdict), label)
+        trial = Trial(folder, outcome, reasons, counts, 0.0, _workload_s(verdict), {**label, "fired": fired(verdict)})
         _delete_topics(cluster, verdict.context.get("topics", []))
     if trial.failed:
         report_page.write(folder, scenario.story)
@@ -128,6 +128,18 @@ def judged(verdict: VariantVerdict) -> tuple[str, list[str]]:
     if reasons:
         return FAILED, reasons
     return (INCONCLUSIVE, not_run) if not_run else (PASSED, [])
+
+
+def fired(verdict: VariantVerdict) -> list[str]:
+    """Each fault as it happened: its role resolved (brokers, or the app), when it fired and healed,
+    in seconds since the side started (as on its report's timeline)."""
+    t0 = verdict.context.get("started_at", 0.0)
+    lines = []
+    for f in verdict.context.get("faults", []):
+        where = f" -> brokers {f['brokers']}" if f["brokers"] else ""
+        healed = f", healed at {f['healed_at'] - t0:.1f} s" if f.get("healed_at") and not f["instant"] else ""
+        lines.append(f"{f['fault']} of {f['target']}{where} at {f['injected_at'] - t0:.1f} s{healed}")
+    return lines
 
 
 def _workload_s(verdict: VariantVerdict) -> float:

@@ -36,7 +36,10 @@ DOC = {
     "trials": [
         _trial(1, "passed", ["link", "link"], ["time", "AppSent"]),
         _trial(2, "inconclusive", ["protocol"], ["Committed"]),
-        _trial(3, "failed", ["process", "link"], ["BatchUncommitted", "time"]),
+        {
+            **_trial(3, "failed", ["process", "link"], ["BatchUncommitted", "time"]),
+            "fired": ["kill of app transformer-1 at 20.0 s, healed at 21.0 s"],
+        },
     ],
 }
 
@@ -60,6 +63,7 @@ def test_the_page_lists_every_run_with_its_links(tmp_path: Path) -> None:
     assert 'href="run-003/report.html"' in html and 'href="run-001/report.html"' not in html
     assert "explore-outcomes" in html and "planted bug every 2" in html
     assert html.count('class="badge failed"') == 1
+    assert "fired: kill of app transformer-1" in html
 
 
 def test_an_exploration_without_runs_yet_has_a_page(tmp_path: Path) -> None:

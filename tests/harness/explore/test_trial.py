@@ -50,6 +50,22 @@ def test_a_stuck_or_fatally_stopped_app_fails_unless_the_pair_names_it() -> None
     assert _judged(Side(found={"app_fenced": 1}, expect={"app_fenced": "allowed"})) == (trial.PASSED, [])
 
 
+def test_what_fired_is_said_with_its_role_resolved_and_its_times() -> None:
+    faults = [
+        {"fault": "kill", "target": "leader of t-in-2", "brokers": [2], "instant": False},
+        {"fault": "kill", "target": "app transformer-1", "brokers": [], "instant": False},
+        {"fault": "elect_preferred", "target": "replicas of t-in-0", "brokers": [1, 2, 3], "instant": True},
+    ]
+    for f, (at, healed) in zip(faults, ((12.0, 14.5), (20.0, None), (30.0, 30.0)), strict=True):
+        f.update(injected_at=1000.0 + at, healed_at=None if healed is None else 1000.0 + healed)
+    side = Side(context={"started_at": 1000.0, "faults": faults})
+    assert trial.fired(side) == [  # type: ignore[arg-type]
+        "kill of leader of t-in-2 -> brokers [2] at 12.0 s, healed at 14.5 s",
+        "kill of app transformer-1 at 20.0 s",
+        "elect_preferred of replicas of t-in-0 -> brokers [1, 2, 3] at 30.0 s",
+    ]
+
+
 def test_a_crashed_app_fails_a_killed_one_does_not() -> None:
     lives = [
         {"app": "transformer-1", "incarnation": 1, "exit": -9},
