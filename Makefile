@@ -1,7 +1,7 @@
 # kafka-eos-harness. A fresh machine needs two commands: `make setup`, then `make test`.
 VENV := .venv/bin
 
-.PHONY: setup test test-unit test-properties lint stability bench-cluster bench-checker bench-spark bench-driver bench-eos bench-streams bench-explore clean
+.PHONY: setup test test-unit test-properties lint stability bench-cluster bench-checker bench-spark bench-driver bench-eos bench-streams bench-stop bench-explore clean
 
 setup:  ## Python env, Docker engine, build tools and images (skips what exists)
 	bash scripts/setup.sh
@@ -14,11 +14,18 @@ JUNIT ?= runs/junit/make-test.xml
 # Two pytest-xdist workers, each with its own session cluster: a scenario mostly waits on its
 # faults and apps, so on 2 cores two run side by side (TEST_WORKERS=0: one process, one cluster).
 TEST_WORKERS ?= 2
+# Then the example user project (examples/python-app) as its users run it: its own rootdir and
+# settings (not tests/conftest.py), the plugin as installed, a cluster of its own. Both always run.
+EXAMPLE = examples/python-app
 test: $(VENV)/python  ## everything, against real three-broker clusters
-	$(VENV)/python -m pytest -ra --durations=40 --junitxml=$(JUNIT) -n $(TEST_WORKERS)
+	@status=0; \
+	$(VENV)/python -m pytest -ra --durations=40 --junitxml=$(JUNIT) -n $(TEST_WORKERS) || status=$$?; \
+	$(VENV)/python -m pytest -ra --rootdir $(EXAMPLE) -c $(EXAMPLE)/pyproject.toml \
+		--junitxml=$(JUNIT:.xml=-example.xml) $(EXAMPLE)/tests || status=$$?; \
+	exit $$status
 
-test-unit: $(VENV)/python  ## only the tests that need no cluster and no Spark JVM (by marker)
-	$(VENV)/python -m pytest -ra -m "not cluster and not spark"
+test-unit: $(VENV)/python  ## only the tests that need no cluster and no JVM: no Docker, no java on PATH (by marker)
+	$(VENV)/python -m pytest -ra -m "not cluster and not spark and not jvm"
 
 # The checker's property tests searched wider than in `make test`: thousands of generated
 # histories, new ones each run (tests/conftest.py's "deep" Hypothesis profile).
@@ -26,8 +33,8 @@ test-properties: $(VENV)/python  ## the checker against thousands of generated h
 	$(VENV)/python -m pytest -ra tests/harness/checker/test_properties.py --hypothesis-profile=deep --hypothesis-show-statistics
 
 lint: $(VENV)/python
-	$(VENV)/ruff check harness scenarios tests bench spark_jobs
-	$(VENV)/ruff format --check harness scenarios tests bench spark_jobs
+	$(VENV)/ruff check harness scenarios tests bench spark_jobs examples
+	$(VENV)/ruff format --check harness scenarios tests bench spark_jobs examples
 	@unformatted=$$(cd toxiproxy && gofmt -l .); if [ -n "$$unformatted" ]; then echo "gofmt: $$unformatted" >&2; exit 1; fi
 	cd toxiproxy && go vet ./...
 
@@ -57,6 +64,9 @@ bench-driver: $(VENV)/python  ## the harness's apps against the bare client and 
 
 bench-eos: $(VENV)/python  ## the seeds' EOS performance claims measured side by side, with a verdict each
 	$(VENV)/python bench/bench_eos.py
+
+bench-stop: $(VENV)/python  ## how soon Ctrl-C / SIGTERM ends a pair mid-run, quiet and under load, and what it waits on
+	$(VENV)/python bench/bench_stop.py
 
 bench-streams: $(VENV)/python  ## Kafka Streams at_least_once vs exactly_once_v2 at commit.interval.ms 100 ms and 30 s
 	$(VENV)/python bench/bench_streams.py

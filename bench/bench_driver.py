@@ -9,7 +9,8 @@ equal batching: ``batch.size`` 1,000,000 bytes and ``linger.ms`` 5 for every cli
 - **bare, protocol idle**: the same bare client while a protocol fault is configured on every
   broker's client links but matches nothing it sends (``delay_response`` of ``EndTxn``): both Kafka
   toxics read every request and answer (harness/faults/kinds/protocol.py); its ratio to **bare**
-  in the same round is the cost of the protocol path when it does not act.
+  in the same round is the cost of the protocol path when it does not act, and the Toxiproxy
+  container's CPU per record beside the bare client's (a steadier figure on a busy machine).
 - **bare** (``bench/bare.py producer``): confluent-kafka doing what any application must:
   ``produce()`` of each record (one constant 1000-byte value) with a delivery callback that counts
   the acknowledgements, on ``BufferError`` ``poll(0.1)`` and again, ``poll(0)`` after every
@@ -36,7 +37,8 @@ read by a fresh group per run, and every input becomes one 1 KB output, in plain
 Printed per contender: records/s (median and min-max over the rounds), the ratio to the bare
 client of the same round (median and min-max), and CPU time per record of its process (user +
 system, all its threads, starting the interpreter or JVM included; a steadier figure than
-throughput on a shared machine). The figures also go to ``runs/bench/driver.json``.
+throughput on a shared machine); for the producers also the Toxiproxy container's CPU time
+per record (its cgroup's count: what the links cost). The figures also go to ``runs/bench/driver.json``.
 """
 
 from __future__ import annotations
@@ -82,24 +84,40 @@ TRANSFORMERS = ("bare", "python transformer", "java transformer")
 def run_producer(name: str, cluster: KafkaCluster, work: Path, records: int, n: int) -> dict[str, float]:
     topic = measure.fresh_topic(cluster, "driver")
     faults = Faults(cluster)
+    proxy_before = _proxy_cpu_ns(cluster)
     try:
-        if name.startswith("bare"):
-            if name == "bare, protocol idle":
-                faults.inject(IDLE_PROTOCOL_FAULT)
-            bare = {"topic": topic, "count": records, "poll_every": CHUNK, "value_bytes": VALUE_BYTES}
-            run_name = f"{name.replace(', ', '-').replace(' ', '-')}-{n}"
-            return measure.run_bare("producer", cluster, {**bare, "config": PRODUCER}, work, run_name)
-        if name == "ProducerPerformance":
-            child = measure.run_child(_perf_tool(cluster, topic, records), work, f"perf-{n}")
-            sent, rate = re.findall(r"(\d+) records sent, ([\d.]+) records/sec", child.out)[-1]
-            return {"records_per_s": float(rate), "cpu_us": child.cpu_s / int(sent) * 1e6}
-        client = clients.LIBRDKAFKA if name == "python app" else clients.JAVA
-        spec = measure.app_spec(cluster, topic, work / f"{client}-{n}.csv", records, PRODUCER, value_bytes=VALUE_BYTES)
-        times, child = measure.run_app(client, spec, work, f"{client}-{n}")
-        return {"records_per_s": times.records_per_s, "cpu_us": child.cpu_s / times.acknowledged * 1e6}
+        figures = _produce(name, cluster, faults, topic, work, records, n)
+        return {**figures, "proxy_cpu_us": (_proxy_cpu_ns(cluster) - proxy_before) / 1000 / records}
     finally:
         faults.heal_all()
         measure.drop_topic(cluster, topic)
+
+
+def _proxy_cpu_ns(cluster: KafkaCluster) -> int:
+    """CPU time the Toxiproxy container has used so far (its cgroup's count): what the links
+    cost, apart from the client's own process."""
+    assert cluster.toxiproxy is not None
+    stats = cluster.toxiproxy.get_wrapped_container().stats(stream=False)
+    return int(stats["cpu_stats"]["cpu_usage"]["total_usage"])
+
+
+def _produce(
+    name: str, cluster: KafkaCluster, faults: Faults, topic: str, work: Path, records: int, n: int
+) -> dict[str, float]:
+    if name.startswith("bare"):
+        if name == "bare, protocol idle":
+            faults.inject(IDLE_PROTOCOL_FAULT)
+        bare = {"topic": topic, "count": records, "poll_every": CHUNK, "value_bytes": VALUE_BYTES}
+        run_name = f"{name.replace(', ', '-').replace(' ', '-')}-{n}"
+        return measure.run_bare("producer", cluster, {**bare, "config": PRODUCER}, work, run_name)
+    if name == "ProducerPerformance":
+        child = measure.run_child(_perf_tool(cluster, topic, records), work, f"perf-{n}")
+        sent, rate = re.findall(r"(\d+) records sent, ([\d.]+) records/sec", child.out)[-1]
+        return {"records_per_s": float(rate), "cpu_us": child.cpu_s / int(sent) * 1e6}
+    client = clients.LIBRDKAFKA if name == "python app" else clients.JAVA
+    spec = measure.app_spec(cluster, topic, work / f"{client}-{n}.csv", records, PRODUCER, value_bytes=VALUE_BYTES)
+    times, child = measure.run_app(client, spec, work, f"{client}-{n}")
+    return {"records_per_s": times.records_per_s, "cpu_us": child.cpu_s / times.acknowledged * 1e6}
 
 
 def _perf_tool(cluster: KafkaCluster, topic: str, records: int) -> list[str]:
@@ -161,15 +179,21 @@ def table(title: str, names: tuple[str, ...], runs: dict[str, list[dict[str, flo
     """Print one table (figures per contender, ratios to the bare client) and return its rows."""
     bare = [r["records_per_s"] for r in runs["bare"]]
     print(f"\n{title}")
-    print(f"{'contender':<22} {'records/s median (min-max)':<30} {'/ bare, per round':<24} {'CPU us/record':<18}")
+    proxy = "proxy_cpu_us" in runs["bare"][0]
+    header = f"{'contender':<22} {'records/s median (min-max)':<30} {'/ bare, per round':<24} {'CPU us/record':<18}"
+    print(header + (f" {'Toxiproxy CPU us/record':<24}" if proxy else ""))
     rows = []
     for name in names:
         rate = [r["records_per_s"] for r in runs[name]]
         cpu = measure.spread([r["cpu_us"] for r in runs[name]])
         ratio = measure.ratios(rate, bare)
         row = {"contender": name, "records_per_s": measure.spread(rate), "ratio_to_bare": ratio, "cpu_us": cpu}
+        line = f"{name:<22} {row['records_per_s'].text():<30} {ratio.text('.2f'):<24} {cpu.text('.1f'):<18}"
+        if proxy:
+            row["proxy_cpu_us"] = measure.spread([r["proxy_cpu_us"] for r in runs[name]])
+            line += f" {row['proxy_cpu_us'].text('.2f'):<24}"
         rows.append(row)
-        print(f"{name:<22} {row['records_per_s'].text():<30} {ratio.text('.2f'):<24} {cpu.text('.1f'):<18}", flush=True)
+        print(line, flush=True)
     return rows
 
 

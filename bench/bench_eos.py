@@ -49,7 +49,6 @@ The table is printed and written to ``runs/bench/eos.json``.
 from __future__ import annotations
 
 import argparse
-import csv
 import io
 import json
 import statistics
@@ -67,7 +66,8 @@ import numpy as np
 from measure import PARTITIONS, spread
 
 from harness.cluster.kafka import KafkaCluster
-from harness.history import columns, readback
+from harness.history import columns, ledger, readback
+from harness.history.ledger import EVENTS
 from harness.history.records import MARKER_ID
 from harness.jvm import java_clients
 from harness.settings import Settings
@@ -236,16 +236,17 @@ def marker_run(cluster: KafkaCluster, work: Path, client: str, n: int) -> dict[s
     }
 
 
-def _partitions_touched(ledger: Path) -> int:
+def _partitions_touched(path: Path) -> int:
     """(transaction, partition) pairs written: each must end with one marker, commit or abort."""
-    txn_of: dict[str, str] = {}
+    table, event = ledger.read(path, ("event", "id", "txn", "partition")).used()
+    ids, txn, partition = (table[c].to_pylist() for c in ("id", "txn", "partition"))  # a few thousand lines
+    txn_of = {}
     pairs = set()
-    with ledger.open(newline="") as f:
-        for row in csv.DictReader(f):  # a few thousand lines: the csv module is quick enough
-            if row["event"] == "invoke":
-                txn_of[row["id"]] = row["txn"]
-            elif row["event"] == "ok":
-                pairs.add((txn_of[row["id"]], row["partition"]))
+    for e, i, t, p in zip(event.tolist(), ids, txn, partition, strict=True):
+        if e == EVENTS.index("invoke"):
+            txn_of[i] = t
+        elif e == EVENTS.index("ok"):
+            pairs.add((txn_of[i], p))
     return len(pairs)
 
 

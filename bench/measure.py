@@ -23,13 +23,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.csv as pacsv
 from confluent_kafka import KafkaException
 
 from harness.cluster.kafka import KafkaCluster
-from harness.configcheck.catalogue import Kind
+from harness.history import ledger
+from harness.history.ledger import EVENTS
 from harness.jvm import java_clients
+from harness.kafkaconfig.catalogue import Kind
 from harness.settings import Settings
 from harness.workloads import clients
 from harness.workloads.apps.producer import ProducerSpec
@@ -132,18 +132,12 @@ class LedgerTimes:
 
 
 def ledger_times(path: Path) -> LedgerTimes:
-    table = pacsv.read_csv(
-        path,
-        convert_options=pacsv.ConvertOptions(
-            include_columns=["event", "time_us"], column_types={"time_us": pa.int64()}
-        ),
-    )
-    event = table["event"].to_numpy(zero_copy_only=False)
+    table, event = ledger.read(path, ("event", "time_us")).used()
     t = table["time_us"].to_numpy()
-    oks, begins, committed = t[event == "ok"], t[event == "txn-begin"], t[event == "txn-committed"]
+    oks, begins, committed = (t[event == EVENTS.index(e)] for e in ("ok", "txn-begin", "txn-committed"))
     durations = ((committed - begins[: len(committed)]) / 1e6).tolist()
     done = max(int(oks.max()), int(committed.max()) if len(committed) else 0)
-    return LedgerTimes(len(oks), int(t[event == "invoke"].min()), int(oks.min()), done, durations)
+    return LedgerTimes(len(oks), int(t[event == EVENTS.index("invoke")].min()), int(oks.min()), done, durations)
 
 
 def app_spec(cluster: KafkaCluster, topic: str, ledger: Path, count: int, config: dict[str, Any], **fields: Any) -> Any:
@@ -186,7 +180,8 @@ def run_app(
         if producer
         else ("harness.workloads.apps.transformer", java_clients.TRANSFORMER_APP)
     )
-    command = clients.app_command(client, module, main_class, settings, settings.kafka_version)
+    version = clients.version_for(clients.ClientSpec(client), settings.kafka_version)
+    command = clients.app_command(client, module, main_class, settings, version)
     child = run_child(command(spec_path, doc), work, name)
     times = ledger_times(Path(spec.ledger))
     expect = expect or (spec.count if isinstance(spec, ProducerSpec) else 0)

@@ -1,4 +1,5 @@
-"""``kafka-harness``: run and explore scenarios, build images, clean up leftovers, verify configs, index reports.
+"""``kafka-harness``: list, run and explore scenarios, check your own app, build images, clean up leftovers,
+verify configs, index reports.
 
 Exit status: 0 success (a scenario pair passed, or a research pair was reported), 1 a
 guarantee was violated, 3 a pair was inconclusive (its control showed nothing), 2 bad
@@ -15,19 +16,26 @@ import threading
 from pathlib import Path
 
 import scenarios
-from harness import stopping
-from harness.cluster import docker_engine, images
+from harness import docker_engine, provision, stopping, versions
+from harness.cluster import images
 from harness.configcheck import dynamic
-from harness.configcheck.catalogue import CLIENTS
 from harness.errors import HarnessError
 from harness.explore import commands as explore_commands
+from harness.jvm import java_clients
 from harness.progress import say
 from harness.scenario import on_client
-from harness.settings import KNOWN_KAFKA_VERSIONS, Settings
-from harness.verdict.judge import PairVerdict
+from harness.settings import DEFAULT_KAFKA_VERSION, KNOWN_KAFKA_VERSIONS, OLDEST_KAFKA_VERSION, Settings
+from harness.userapps import check_app
+from harness.verdict.document import PairVerdict
 from harness.verdict.summary import pair_summary, stability_table
+from harness.workloads import clients, librdkafka_versions
+from harness.workloads.clients import ClientSpec
 
 EXIT = {"passed": 0, "reported": 0, "failed": 1, "inconclusive": 3}
+KAFKA_VERSION_HELP = (
+    f"Kafka version of the brokers: any release from {OLDEST_KAFKA_VERSION} on (KRaft), its image built on "
+    f"first use; default {DEFAULT_KAFKA_VERSION}, tested: {', '.join(KNOWN_KAFKA_VERSIONS)}"
+)
 
 
 def _settings(args: argparse.Namespace) -> Settings:
@@ -36,11 +44,14 @@ def _settings(args: argparse.Namespace) -> Settings:
         toxiproxy_version=getattr(args, "toxiproxy_version", None),
         runs_dir=Path(args.runs_dir) if getattr(args, "runs_dir", None) else None,
     )
-    images.check_kafka_version(settings.kafka_version)
+    versions.kafka(settings.kafka_version)
     return settings
 
 
 def cmd_list(args: argparse.Namespace) -> int:
+    if args.markdown:
+        print(scenarios.markdown_table())
+        return 0
     found = scenarios.all_scenarios()
     if args.ids:
         print(" ".join(found))
@@ -79,15 +90,22 @@ def cmd_run(args: argparse.Namespace) -> int:
     from harness.report.run_folder import folder_of
     from harness.runner import run_pair
 
-    # Unknown names, and a client a scenario cannot run on, fail before Docker is touched.
+    # Unknown names, a malformed version, and a client a scenario cannot run on, fail before
+    # Docker is touched; a release no registry has, before any container starts.
     chosen = [scenarios.get(sid) for sid in args.scenarios]
     if args.client:
-        chosen = [on_client(s, args.client) for s in chosen]
+        client = ClientSpec.parse(args.client)
+        chosen = [on_client(s, client) for s in chosen]
+        for s in chosen:
+            for v in (s.control, s.guarantee):
+                if v.client:
+                    say(f"{s.id} {v.name} keeps the client it pins, {v.client} (--client {client} is for the others)")
     if args.repeat < 1:
         raise HarnessError(f"--repeat must be 1 or more, not {args.repeat}")
     if args.screenshot:
         screenshot.chromium()  # missing Chromium or playwright: said before any container starts
     settings = _settings(args)
+    provision.prepare(settings, chosen)
     repeat = Repeat(settings.runs_dir, args.scenarios, args.repeat) if args.repeat > 1 else None
     pairs = []
     with KafkaCluster(settings) as cluster:
@@ -118,7 +136,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from harness.verdict.recheck import recheck
+    from harness.recheck import recheck
 
     verdict = recheck(Path(args.run_dir), args.engine, args.master)
     if isinstance(verdict, PairVerdict):
@@ -139,7 +157,8 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_images(args: argparse.Namespace) -> int:
-    images.ensure(_settings(args))
+    for name in images.ensure(_settings(args)):
+        say(f"{name} is ready")
     return 0
 
 
@@ -161,31 +180,38 @@ def cmd_clean(args: argparse.Namespace) -> int:
 
 def cmd_verify_config(args: argparse.Namespace) -> int:
     from harness.cluster.kafka import KafkaCluster
-    from harness.configcheck.catalogue import Component, Kind
     from harness.configcheck.report import verify
+    from harness.kafkaconfig.catalogue import Kind
 
     given = {Kind.BROKER: args.broker, Kind.PRODUCER: args.producer, Kind.CONSUMER: args.consumer}
+    client = ClientSpec.parse(args.client) if args.client else None
+    named = [v.strip() for v in (args.kafka_version or "").split(",") if v.strip()]
     report = verify(
         {kind: Path(path) for kind, path in given.items() if path},
         brokers=KafkaCluster.size if args.brokers is None else args.brokers,
         transactional=args.transactional,
-        client=Component(args.client) if args.client else None,
+        client=client,
+        kafka_versions=named,
     )
     if not args.static_only:
-        # Every argument is checked before the first container starts.
+        # Every argument is checked, and every release a bug row needs fetched, before the
+        # first container starts.
         ids = args.scenarios.split(",") if args.scenarios else list(dynamic.DEFAULT_SCENARIOS)
         chosen = dynamic.choose([i.strip() for i in ids if i.strip()])
         base = Settings().with_overrides(
             toxiproxy_version=args.toxiproxy_version, runs_dir=Path(args.runs_dir) if args.runs_dir else None
         )
-        versions = [v.strip() for v in (args.kafka_version or base.kafka_version).split(",") if v.strip()]
-        client = Component(args.client) if args.client else None
-        report.dynamic = dynamic.run(report.files, chosen, dynamic.check_versions(versions, base), client)
+        if client and client.version:
+            clients.prepare(base, client.name, client.version)
+        settings = dynamic.check_versions(named or [base.kafka_version], base)
+        bug_runs = dynamic.bug_pairs(report.sections["static"], report.files, client, settings)
+        report.dynamic = dynamic.run(report.files, chosen, settings, client, bug_runs)
     print(json.dumps(report.to_json(), indent=2) if args.json else report.table(), flush=True)
     if args.junit:
+        from harness.configcheck import junit as verify_junit
         from harness.report import junit
 
-        say(f"junit: {junit.write(junit.verify_config(report), Path(args.junit))}")
+        say(f"junit: {junit.write(verify_junit.tree(report), Path(args.junit))}")
     return report.exit_status()
 
 
@@ -195,15 +221,16 @@ def parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
 
     def versions(sp: argparse.ArgumentParser) -> None:
-        sp.add_argument("--kafka-version", help=f"Kafka version (tested: {', '.join(KNOWN_KAFKA_VERSIONS)})")
+        sp.add_argument("--kafka-version", help=KAFKA_VERSION_HELP)
         sp.add_argument("--toxiproxy-version", help="Toxiproxy version")
 
     sp = sub.add_parser("list", help="list scenarios with their one-line stories")
     sp.add_argument("--ids", action="store_true", help="only the ids, on one line (for scripts)")
+    sp.add_argument("--markdown", action="store_true", help="every pair's expectation, as docs/scenarios.md's table")
     sp.set_defaults(func=cmd_list)
 
     sp = sub.add_parser("findings", help="list every finding the harness reports, with its source and meaning")
-    sp.add_argument("--markdown", action="store_true", help="as the README's table")
+    sp.add_argument("--markdown", action="store_true", help="as docs/findings.md's table")
     sp.set_defaults(func=cmd_findings)
 
     sp = sub.add_parser("faults", help="list every fault kind: its family, what it does, its parameters")
@@ -227,11 +254,16 @@ def parser() -> argparse.ArgumentParser:
     )
     sp.add_argument(
         "--client",
-        metavar="CLIENT",
-        help="the apps' client for producer and pipeline scenarios: librdkafka (default) or java",
+        metavar="CLIENT[==VERSION]",
+        help=f"the apps' client: librdkafka (default; confluent-kafka {librdkafka_versions.PINNED}) or java (Kafka's "
+        "client of the cluster's version; a Streams scenario's kafka-streams), optionally with a release, fetched "
+        f"on first use: librdkafka==2.1.0 (confluent-kafka, from {librdkafka_versions.OLDEST}) or java==3.7.1 "
+        f"(from {java_clients.OLDEST_CLIENT_VERSION}); a scenario side that pins its own client keeps it",
     )
     versions(sp)
     sp.set_defaults(func=cmd_run)
+
+    check_app.add_parser(sub)
 
     sp = sub.add_parser("check", help="check a saved run again, with the numpy or the Spark engine")
     sp.add_argument("run_dir", metavar="RUN_DIR", help="a run folder (runs/<time>-<scenario>-<id>) or one side of it")
@@ -270,8 +302,10 @@ def parser() -> argparse.ArgumentParser:
     )
     sp.add_argument(
         "--client",
-        choices=[str(c) for c in CLIENTS],
-        help="the client that reads the producer and consumer files (default: inferred from the names used)",
+        metavar="CLIENT[==VERSION]",
+        help="the client that reads the producer and consumer files (default: inferred from the names used), "
+        "optionally with its release for the bug rules and rows: librdkafka==2.1.0 (without one: the "
+        "confluent-kafka installed here), java==3.7.1",
     )
     sp.add_argument(
         "--static-only",
@@ -287,7 +321,8 @@ def parser() -> argparse.ArgumentParser:
     sp.add_argument(
         "--kafka-version",
         metavar="VERSIONS",
-        help=f"run on each of these Kafka versions, comma-separated (tested: {', '.join(KNOWN_KAFKA_VERSIONS)})",
+        help="your brokers' Kafka versions, comma-separated: the bug rules check them and the dynamic run uses "
+        f"each ({KAFKA_VERSION_HELP})",
     )
     sp.add_argument("--toxiproxy-version", help="Toxiproxy version")
     sp.add_argument("--runs-dir", help="where run folders go (default: ./runs)")
@@ -307,7 +342,7 @@ def main(argv: list[str] | None = None) -> None:
     try:
         sys.exit(args.func(args))
     except HarnessError as exc:
-        hint = " (--verbose shows container logs)" if exc.detail and not args.verbose else ""
+        hint = " (--verbose shows details: tool output, container logs)" if exc.detail and not args.verbose else ""
         print(f"kafka-harness: error: {exc}{hint}", file=sys.stderr)
         if args.verbose and exc.detail:
             print(exc.detail, file=sys.stderr)

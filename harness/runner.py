@@ -35,8 +35,9 @@ from harness.history.lso_probe import LsoProbe
 from harness.progress import say, step
 from harness.report import page as report_page
 from harness.report.run_folder import ANOMALIES_FILE
-from harness.scenario import Scenario, Variant
-from harness.verdict.judge import PairVerdict, VariantVerdict, judge
+from harness.scenario import Scenario, Variant, side_workload
+from harness.verdict.document import PairVerdict, VariantVerdict
+from harness.verdict.judge import judge
 from harness.workloads.base import Plan, Side
 
 MAX_EXAMPLES = anomalies.MAX_EXAMPLES
@@ -83,13 +84,31 @@ def _run_variant(
         client_config=variant.config,
         own_links=own_links,
     )
-    plan = (variant.workload or scenario.workload).plan(side)
+    plan = side_workload(scenario, variant).plan(side)
     cluster.allow(list(variant.acls), {"topic": plan.topics, "transactional_id": plan.transactional_ids})
     faults = Faults(cluster, apps={app.name: app for app in plan.apps}, own_links=own_links)
     schedule = Schedule(faults, scenario.schedule(plan.main_topic))
     with step(f"{scenario.id} {variant.name}: {', '.join(a.name for a in plan.autostart)} on {plan.main_topic}"):
         probe = _run_apps(cluster, plan, schedule)
-    with step(f"{scenario.id} {variant.name}: read back {', '.join(plan.topics)} (both isolation levels)"):
+    stalls = [stall.to_json() for stall in probe.stalls]
+    return judge_side(scenario.id, variant, side, plan, faults, schedule.errors, stalls, started_at)
+
+
+def judge_side(
+    scenario_id: str,
+    variant: Variant,
+    side: Side,
+    plan: Plan,
+    faults: Faults,
+    fault_errors: list[str],
+    stalls: list[dict[str, Any]],
+    started_at: float,
+) -> VariantVerdict:
+    """Read back, check and judge a side whose apps have finished and whose faults are healed:
+    ``verdict.json`` and the anomalous records in its folder, and its containers' logs when it
+    did not pass. ``stalls``: the LSO probe's, as JSON."""
+    cluster, run_dir = side.cluster, side.run_dir
+    with step(f"{scenario_id} {variant.name}: read back {', '.join(plan.topics)} (both isolation levels)"):
         only = {plan.main_topic: variant.read_partitions} if variant.read_partitions else None
         reads = readback.read_back(
             cluster.bootstrap_servers(), plan.topics, run_dir / "reads", only, login=cluster.client_config()
@@ -98,6 +117,7 @@ def _run_variant(
             plan.sink.collect(cluster)
     history = columns.load(plan.prefix_ledgers + [p for app in plan.apps for p in app.ledgers()], reads)
     result = check(history, anomalies.CheckOptions(view=variant.consumer_view, eos_pairs=plan.eos_pairs))
+    reports = [r for app in plan.apps for r in app.reports()]
     context = {
         "kafka_version": cluster.settings.kafka_version,
         "broker_settings": variant.broker_settings,
@@ -111,17 +131,22 @@ def _run_variant(
         "producer_config": plan.config,
         "client": plan.client,
         "client_version": plan.client_version,
+        "client_requested": plan.client_requested,
+        "client_package": plan.client_package,
+        "client_pin": variant.client,
+        # The releases the apps said they ran on (librdkafka's, kafka-clients'): one, normally.
+        "client_ran": sorted({r["client_version"] for r in reports if r.get("client_version")}),
         "faults": faults.records(),
-        "fault_errors": schedule.errors,
+        "fault_errors": fault_errors,
         "run_dir": str(run_dir),
-        "workload": [r for app in plan.apps for r in app.reports()],
-        "read_committed_stalls": [stall.to_json() for stall in probe.stalls],
+        "workload": reports,
+        "read_committed_stalls": stalls,
         "started_at": started_at,
         "ended_at": time.time(),
     }
     if plan.sink is not None:
         context["sink"] = plan.sink.findings(history, MAX_EXAMPLES)
-    verdict = judge(scenario.id, variant.name, result, variant.expect, context, variant.checks)
+    verdict = judge(scenario_id, variant.name, result, variant.expect, context, variant.checks)
     (run_dir / "verdict.json").write_text(json.dumps(verdict.to_json(), indent=2))
     pq.write_table(result.anomalous_records(), run_dir / ANOMALIES_FILE)
     if not verdict.passed:

@@ -8,15 +8,16 @@ list.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from harness import versions
 from harness.checker import catalogue
 from harness.cluster.security import Grant
 from harness.errors import HarnessError
 from harness.faults import Step
 from harness.verdict.checks import Check
-from harness.verdict.judge import RULES
+from harness.verdict.document import RULES
 from harness.workloads import clients
 from harness.workloads.base import Workload
 
@@ -41,6 +42,10 @@ class Variant:
     broker_settings: dict[str, str] = field(default_factory=dict)
     kafka_version: str = ""
     client_security: str = ""
+    # The side's own client, pinned: "librdkafka==2.1.0", "java==3.7.1" (a ClientSpec of
+    # harness.workloads.clients). Its apps run on it whatever ``--client`` says, which then
+    # chooses for the sides that pin nothing; the verdict records the pin (``client_pin``).
+    client: str = ""
     # ACLs created before the apps start (a secured cluster only): who may do what to the
     # run's topics and its producer's transactional.id.
     acls: tuple[Grant, ...] = ()
@@ -56,6 +61,13 @@ class Variant:
                 raise ValueError(f"{self.name}: unknown finding {name!r}; one of {', '.join(catalogue.NAMES)}")
             if rule not in RULES:
                 raise ValueError(f"{self.name}: {name}: unknown expectation {rule!r}; one of {', '.join(RULES)}")
+        try:
+            if self.kafka_version:
+                versions.kafka(self.kafka_version)
+            if self.client:
+                clients.ClientSpec.parse(self.client)
+        except HarnessError as exc:
+            raise ValueError(f"{self.name}: {exc}") from exc
 
 
 @dataclass(frozen=True)
@@ -79,25 +91,32 @@ class Scenario:
     # after the other.
     sides_together: bool = False
 
+    def __post_init__(self) -> None:
+        # A pin the side's workload cannot take fails when the scenario is imported.
+        for variant in (self.control, self.guarantee):
+            try:
+                side_workload(self, variant)
+            except HarnessError as exc:
+                raise ValueError(str(exc)) from exc
 
-def on_client(scenario: Scenario, client: str) -> Scenario:
-    """``scenario`` with the apps of both sides on ``client`` (harness.workloads.clients), for
-    the workloads that run on a choice of clients; the others refuse it."""
-    clients.check(client)
 
-    def moved(w: Workload | None) -> Workload | None:
-        if w is None:
-            return None
-        if "client" not in {f.name for f in fields(w)}:  # type: ignore[arg-type]
-            raise HarnessError(
-                f"scenario {scenario.id} runs a {type(w).__name__}, whose client is not a choice; "
-                f"--client applies to the producer and pipeline scenarios"
-            )
-        return replace(w, client=client)  # type: ignore[type-var]
+def side_workload(scenario: Scenario, variant: Variant) -> Workload:
+    """The workload ``variant`` runs: its own or the scenario's, on the side's pinned client if it
+    pins one."""
+    workload = variant.workload or scenario.workload
+    if not variant.client:
+        return workload
+    return clients.on(workload, clients.ClientSpec.parse(variant.client), f"scenario {scenario.id} {variant.name}")
 
-    return replace(
-        scenario,
-        workload=moved(scenario.workload),
-        control=replace(scenario.control, workload=moved(scenario.control.workload)),
-        guarantee=replace(scenario.guarantee, workload=moved(scenario.guarantee.workload)),
-    )
+
+def on_client(scenario: Scenario, client: clients.ClientSpec) -> Scenario:
+    """``scenario`` with the apps of every side that pins no client of its own on ``client``
+    (``--client``); a workload that offers no choice of client, or not this one, refuses it."""
+
+    def moved(variant: Variant) -> Variant:
+        if variant.client:
+            return variant
+        workload = variant.workload or scenario.workload
+        return replace(variant, workload=clients.on(workload, client, f"scenario {scenario.id} {variant.name}"))
+
+    return replace(scenario, control=moved(scenario.control), guarantee=moved(scenario.guarantee))

@@ -15,7 +15,7 @@ Guarantee (idempotence on): no duplicates and no acknowledged record lost.
 
 from harness.faults import OWN_LINKS, Leader, Step, blackhole
 from harness.scenario import Scenario, Variant
-from harness.verdict.judge import FORBIDDEN, REQUIRED
+from harness.verdict.document import FORBIDDEN, REQUIRED
 from harness.workloads.producer import ProducerWorkload
 
 REQUEST_TIMEOUT_MS = 2500  # the producer gives up on a request after this ...

@@ -16,7 +16,7 @@ Guarantee (idempotence on, in-flight 5): stored order is send order, nothing dup
 
 from harness.faults import OWN_LINKS, Leader, Step, latency, reset_peer, slicer
 from harness.scenario import Scenario, Variant
-from harness.verdict.judge import FORBIDDEN, ONE_OF
+from harness.verdict.document import FORBIDDEN, ONE_OF
 from harness.workloads.producer import ProducerWorkload
 
 RESETS_EVERY_S = 2.5  # each reset tears down whatever five requests are in flight

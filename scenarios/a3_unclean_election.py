@@ -21,7 +21,7 @@ Guarantee (acks=all, idempotence, min.insync.replicas=2, unclean election off): 
 from harness.faults import Isr, Leader, Step, cut, kill
 from harness.scenario import Scenario, Variant
 from harness.verdict.checks import lost_were_acknowledged, outage_is_unavailability
-from harness.verdict.judge import FORBIDDEN, REQUIRED
+from harness.verdict.document import FORBIDDEN, REQUIRED
 from harness.workloads.producer import PRODUCER, ProducerWorkload
 
 SCENARIO = Scenario(

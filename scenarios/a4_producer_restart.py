@@ -20,7 +20,7 @@ Guarantee (transactional, same transactional.id across restarts, read_committed)
 from harness.faults import OWN_LINKS, App, Leader, Step, kill, latency
 from harness.scenario import Scenario, Variant
 from harness.verdict.checks import ended, resent
-from harness.verdict.judge import FORBIDDEN, REQUIRED
+from harness.verdict.document import FORBIDDEN, REQUIRED
 from harness.workloads.producer import PRODUCER, ProducerWorkload
 
 KILLED_MID_STREAM = ended(PRODUCER, (-9, 0), "the kill lands mid-stream and the restarted app finishes")

@@ -16,7 +16,7 @@ Guarantee (idempotence on): no duplicate, no loss, stored order is send order.
 
 from harness.faults import Leader, Step, blackhole, kill
 from harness.scenario import Scenario, Variant
-from harness.verdict.judge import FORBIDDEN
+from harness.verdict.document import FORBIDDEN
 from harness.workloads.producer import ProducerWorkload
 from scenarios.a1_lost_ack import SCENARIO as A1
 

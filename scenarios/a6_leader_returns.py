@@ -17,7 +17,7 @@ Guarantee (idempotence on): no duplicate, no loss, order kept across both change
 
 from harness.faults import Isr, Leader, Step, blackhole, elect_preferred, kill
 from harness.scenario import Scenario, Variant
-from harness.verdict.judge import FORBIDDEN
+from harness.verdict.document import FORBIDDEN
 from harness.workloads.producer import ProducerWorkload
 from scenarios.a1_lost_ack import SCENARIO as A1
 

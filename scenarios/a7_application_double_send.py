@@ -16,7 +16,7 @@ Guarantee (idempotence on, each record sent once): none.
 from dataclasses import replace
 
 from harness.scenario import Scenario, Variant
-from harness.verdict.judge import FORBIDDEN, REQUIRED
+from harness.verdict.document import FORBIDDEN, REQUIRED
 from harness.workloads.producer import ProducerWorkload
 
 PRODUCER = ProducerWorkload(

@@ -13,7 +13,7 @@ Guarantee (idempotence with acks=all and in-flight 5): it starts, and delivers c
 """
 
 from harness.scenario import Scenario, Variant
-from harness.verdict.judge import FORBIDDEN, REQUIRED
+from harness.verdict.document import FORBIDDEN, REQUIRED
 from harness.workloads.producer import ProducerWorkload
 
 SCENARIO = Scenario(

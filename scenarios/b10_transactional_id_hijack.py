@@ -28,7 +28,7 @@ from harness.cluster.security import SASL_PLAINTEXT, Grant
 from harness.faults import App, Step, launch
 from harness.scenario import Scenario, Variant
 from harness.verdict.checks import delivered, fenced, refused
-from harness.verdict.judge import FORBIDDEN, REQUIRED
+from harness.verdict.document import FORBIDDEN, REQUIRED
 from harness.workloads.producer import HIJACKER, PRODUCER, Hijacker, ProducerWorkload
 
 WRITE = ("WRITE", "DESCRIBE")  # DESCRIBE finds the id's coordinator and the topic's leaders

@@ -23,7 +23,7 @@ from dataclasses import replace
 from harness.faults import OWN_LINKS, AppSent, Step, TxnCoordinator
 from harness.faults.kinds.protocol import protocol
 from harness.scenario import Scenario, Variant
-from harness.verdict.judge import FORBIDDEN, REQUIRED
+from harness.verdict.document import FORBIDDEN, REQUIRED
 from harness.workloads.producer import PRODUCER, ProducerWorkload
 
 TXN_ID = "b11-app"

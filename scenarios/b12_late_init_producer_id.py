@@ -16,18 +16,16 @@ Fault: the app is killed 5 s in and restarted at once; the new incarnation's fir
 InitProducerId is held 6 s on its coordinator's client link (protocol fault ``hold``,
 filtered on the app's transactional.id): past the 2 s request timeout, so the client has
 retried, got its epoch and is mid-stream when the late copy lands.
-Control side: librdkafka. Guarantee side: Kafka's Java client. No claim either way: the
-findings (fenced, errors, records lost or aborted) are the result.
+Control side: librdkafka. Guarantee side: Kafka's Java client (each side pins its client).
+No claim either way: the findings (fenced, errors, records lost or aborted) are the result.
 """
-
-from dataclasses import replace
 
 from harness.faults import App, Step, TxnCoordinator, kill
 from harness.faults.kinds.protocol import protocol
 from harness.scenario import Scenario, Variant
 from harness.verdict.checks import late_copy_answered
-from harness.verdict.judge import ALLOWED
-from harness.workloads.clients import JAVA
+from harness.verdict.document import ALLOWED
+from harness.workloads.clients import JAVA, LIBRDKAFKA
 from harness.workloads.producer import PRODUCER, ProducerWorkload
 
 TXN_ID = "b12-app"
@@ -59,6 +57,6 @@ SCENARIO = Scenario(
     schedule=late_init_after_a_restart,
     research=True,
     sides_together=True,  # each side's fault matches only its own transactional.id
-    control=Variant("control", {}, expect=FINDINGS, checks=(ARRIVED,)),
-    guarantee=Variant("guarantee", {}, workload=replace(WORKLOAD, client=JAVA), expect=FINDINGS, checks=(ARRIVED,)),
+    control=Variant("control", {}, client=LIBRDKAFKA, expect=FINDINGS, checks=(ARRIVED,)),
+    guarantee=Variant("guarantee", {}, client=JAVA, expect=FINDINGS, checks=(ARRIVED,)),
 )

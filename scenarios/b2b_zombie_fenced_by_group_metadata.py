@@ -21,7 +21,7 @@ from dataclasses import replace
 
 from harness.faults import App, Step, pause
 from harness.scenario import Scenario, Variant
-from harness.verdict.judge import FORBIDDEN, REQUIRED
+from harness.verdict.document import FORBIDDEN, REQUIRED
 from harness.workloads.pipeline import BatchUncommitted, PipelineWorkload, transformer
 
 STALL_S = 15.0  # longer than the consumer's session timeout (6 s) plus a rebalance

@@ -15,7 +15,7 @@ no transaction torn.
 
 from harness.scenario import Scenario, Variant
 from harness.verdict.checks import exactly, stat
-from harness.verdict.judge import FORBIDDEN, REQUIRED
+from harness.verdict.document import FORBIDDEN, REQUIRED
 from harness.workloads.producer import ProducerWorkload
 
 SCENARIO = Scenario(

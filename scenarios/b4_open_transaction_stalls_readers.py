@@ -17,7 +17,7 @@ Guarantee (the same producer without transactions): no stall.
 from harness.faults import App, Step, pause
 from harness.scenario import Scenario, Variant
 from harness.verdict.checks import stall_between
-from harness.verdict.judge import FORBIDDEN, REQUIRED
+from harness.verdict.document import FORBIDDEN, REQUIRED
 from harness.workloads.producer import PRODUCER, ProducerWorkload
 
 TRANSACTION_TIMEOUT_MS = 10_000

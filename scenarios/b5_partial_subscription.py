@@ -15,7 +15,7 @@ whole; none torn, none lost.
 """
 
 from harness.scenario import Scenario, Variant
-from harness.verdict.judge import FORBIDDEN, REQUIRED
+from harness.verdict.document import FORBIDDEN, REQUIRED
 from harness.workloads.producer import ProducerWorkload
 
 WITHIN_THE_PARTITIONS_READ = {"torn_transaction": FORBIDDEN, "lost": FORBIDDEN, "aborted_read": FORBIDDEN}

@@ -12,7 +12,7 @@ Guarantee (transaction.timeout.ms = 1 minute): starts, commits, nothing lost.
 """
 
 from harness.scenario import Scenario, Variant
-from harness.verdict.judge import FORBIDDEN, REQUIRED
+from harness.verdict.document import FORBIDDEN, REQUIRED
 from harness.workloads.producer import ProducerWorkload
 
 SCENARIO = Scenario(

@@ -20,7 +20,7 @@ from dataclasses import replace
 
 from harness.faults import App, Step, kill
 from harness.scenario import Scenario, Variant
-from harness.verdict.judge import FORBIDDEN, REQUIRED
+from harness.verdict.document import FORBIDDEN, REQUIRED
 from harness.workloads.pipeline import PipelineWorkload, transformer
 from scenarios.b1_crash_before_commit import KILLS_AT_S
 

@@ -31,7 +31,7 @@ from harness.faults import AppSent, Step, TxnCoordinator
 from harness.faults.kinds.protocol import protocol
 from harness.scenario import Scenario, Variant
 from harness.verdict.checks import late_copy_answered
-from harness.verdict.judge import FORBIDDEN, ONE_OF
+from harness.verdict.document import FORBIDDEN, ONE_OF
 from harness.workloads.clients import JAVA
 from harness.workloads.producer import PRODUCER, ProducerWorkload
 

@@ -23,7 +23,7 @@ from dataclasses import replace
 
 from harness.scenario import Scenario, Variant
 from harness.verdict.checks import at_least, at_most
-from harness.verdict.judge import ALLOWED, FORBIDDEN, REQUIRED
+from harness.verdict.document import ALLOWED, FORBIDDEN, REQUIRED
 from harness.workloads.spark import SparkWorkload
 from scenarios.spark_driver_faults import DRIVER_KILLED_MID_BATCH, KILLS, driver_kills
 

@@ -22,7 +22,7 @@ from dataclasses import replace
 from functools import partial
 
 from harness.scenario import Scenario, Variant
-from harness.verdict.judge import ALLOWED
+from harness.verdict.document import ALLOWED
 from harness.workloads.spark import WrittenSinceCommit
 from scenarios.c1_spark_kafka_sink import JOB
 from scenarios.spark_driver_faults import DRIVER_KILLED_MID_BATCH, driver_kills

@@ -16,7 +16,7 @@ recomputed from the committed input.
 from dataclasses import replace
 
 from harness.scenario import Scenario, Variant
-from harness.verdict.judge import FORBIDDEN, REQUIRED
+from harness.verdict.document import FORBIDDEN, REQUIRED
 from harness.workloads.spark import SparkWorkload
 from scenarios.spark_driver_faults import DRIVER_KILLED_MID_BATCH, driver_kills
 

@@ -23,7 +23,7 @@ Guarantee (exactly_once_v2, read_committed downstream): one output per input, ex
 from dataclasses import replace
 
 from harness.scenario import Scenario, Variant
-from harness.verdict.judge import FORBIDDEN, REQUIRED
+from harness.verdict.document import FORBIDDEN, REQUIRED
 from harness.workloads.streams import AT_LEAST_ONCE, EXACTLY_ONCE_V2, StreamsWorkload
 from scenarios.streams_faults import KILLED_ONCE, kill_with_uncommitted_work
 

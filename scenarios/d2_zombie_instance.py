@@ -36,7 +36,7 @@ from dataclasses import replace
 from harness.faults import App, Paused, Step, launch, pause
 from harness.scenario import Scenario, Variant
 from harness.verdict.checks import aborted_or_fenced
-from harness.verdict.judge import ALLOWED, FORBIDDEN, REQUIRED
+from harness.verdict.document import ALLOWED, FORBIDDEN, REQUIRED
 from harness.workloads.streams import AT_LEAST_ONCE, EXACTLY_ONCE_V2, StreamsUncommitted, StreamsWorkload, streams_app
 
 STALL_S = 15.0  # past the 6 s session timeout plus a rebalance

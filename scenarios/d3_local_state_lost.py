@@ -29,7 +29,7 @@ from dataclasses import replace
 
 from harness.scenario import Scenario, Variant
 from harness.verdict.checks import restored
-from harness.verdict.judge import FORBIDDEN, REQUIRED
+from harness.verdict.document import FORBIDDEN, REQUIRED
 from harness.workloads.streams import AT_LEAST_ONCE, EXACTLY_ONCE_V2, StreamsWorkload, streams_app
 from scenarios.streams_faults import KILLED_ONCE, kill_with_uncommitted_work
 

@@ -32,7 +32,7 @@ from dataclasses import replace
 from harness.faults import Brokers, Step, kill, latency
 from harness.scenario import Scenario, Variant
 from harness.verdict.checks import sink_at_least
-from harness.verdict.judge import ALLOWED
+from harness.verdict.document import ALLOWED
 from harness.workloads.streams import (
     AT_LEAST_ONCE,
     EXACTLY_ONCE_V2,

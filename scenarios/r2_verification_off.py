@@ -24,7 +24,7 @@ verification on (the default): the late batch is refused, nothing read though ab
 
 from harness.scenario import Scenario, Variant
 from harness.verdict.checks import late_copy_answered
-from harness.verdict.judge import FORBIDDEN, ONE_OF
+from harness.verdict.document import FORBIDDEN, ONE_OF
 from scenarios.late_produce import WORKLOAD, late_produce
 
 SCENARIO = Scenario(

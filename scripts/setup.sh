@@ -32,6 +32,8 @@ harness_call() {  # harness_call 'EXPRESSION': a harness step in Python; its Har
   .venv/bin/python -c '
 import sys
 from harness.errors import HarnessError
+import scenarios
+from harness import provision
 from harness.jvm import java_clients, spark
 from harness.settings import Settings
 try:
@@ -125,7 +127,7 @@ fi
 KAFKA_VERSIONS=$(.venv/bin/python -c 'from harness.settings import KNOWN_KAFKA_VERSIONS; print(*KNOWN_KAFKA_VERSIONS)')
 images_ready() {
   for v in $KAFKA_VERSIONS; do
-    .venv/bin/python -c 'import sys; from harness.settings import Settings; from harness.cluster import images; images.require_present(Settings(kafka_version=sys.argv[1]))' "$v" 2>/dev/null || return 1
+    .venv/bin/python -c 'import sys; from harness.settings import Settings; from harness.cluster import images; sys.exit(bool(images.missing(Settings(kafka_version=sys.argv[1]))))' "$v" 2>/dev/null || return 1
   done
 }
 if ! images_ready; then
@@ -133,4 +135,20 @@ if ! images_ready; then
   if [ -z "${KEH_TOXIPROXY_IMAGE:-}" ]; then need_cmd go golang-go; fi
 fi
 for v in $KAFKA_VERSIONS; do .venv/bin/kafka-harness images build --kafka-version "$v"; done
+
+# --- 5. Versions the scenarios pin ----------------------------------------------------
+# A scenario side may pin its Kafka version or its client release (Variant.kafka_version,
+# Variant.client: a regression pair runs the affected release on one side and the fixed one
+# on the other). Every pin of every scenario module is prepared here as the tested versions
+# are, so such a pair starts with nothing to fetch (harness/provision.py, docs/versions.md).
+PINS='provision.pinned(Settings(), scenarios.all_scenarios().values())'
+pins_ready() { .venv/bin/python -c "import sys, scenarios; from harness import provision; from harness.settings import Settings; sys.exit(not provision.ready(Settings(), $PINS))" 2>/dev/null; }
+if pins_ready; then
+  say "pinned versions: ready"
+else
+  need_cmd mvn maven
+  if [ -z "${KEH_KAFKA_IMAGE:-}" ]; then need_cmd debootstrap debootstrap; fi
+  harness_call "provision.fetch(Settings(), $PINS)"
+  say "pinned versions: fetched"
+fi
 say "ready: run \`make test\`"

@@ -46,18 +46,30 @@ def report(request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """A test that asks for the cluster (or a Spark session) is marked so, so `make test-unit`
-    can leave it out by marker; tests that start their own do it by a module mark."""
+    can leave it out by marker; tests that start their own do it by a module mark.
+
+    Then the slow ones go first, the scenario pairs (a minute or two each) before the other
+    cluster and JVM tests: xdist hands tests out in this order as workers come free, so the
+    seconds-long tests that need neither fill the end of the run on both workers instead of
+    one worker finishing a two-minute pair alone."""
     for item in items:
         for fixture in ("cluster", "spark"):
             if fixture in getattr(item, "fixturenames", ()):
                 item.add_marker(fixture)
+
+    def cost(item: pytest.Item) -> int:
+        if item.nodeid.startswith("tests/scenarios/"):
+            return 0
+        return 1 if any(item.get_closest_marker(m) for m in ("cluster", "spark", "jvm")) else 2
+
+    items.sort(key=cost)
 
 
 # `make test` runs on two xdist workers, each with its own session cluster. A module that
 # starts a costly JVM session once (a module-scoped fixture) is one unit of work, so only one
 # worker pays for it; every other test is scheduled on its own. (Not xdist's own
 # `--dist loadgroup`: its group marks rename test ids in a way pytest 9.2 ignores.)
-_ONE_WORKER_MODULES = ("tests/harness/checker/test_spark_engine.py", "tests/harness/jvm/test_spark.py")
+_ONE_WORKER_MODULES = ("tests/harness/checker/spark/test_engine.py", "tests/harness/jvm/test_spark.py")
 
 
 @pytest.hookimpl(optionalhook=True)

@@ -1,5 +1,6 @@
-"""The tree shows its parts: no import loops, one direction between harness and spark_jobs,
-every package says what it is for, and the README's layout table lists every module."""
+"""The tree shows its parts: the packages stand in layers and import only downwards, no import
+loops (between modules or between packages), one direction between harness and spark_jobs,
+every package says what it is for, and docs/layout.md's table lists every module."""
 
 from __future__ import annotations
 
@@ -50,14 +51,91 @@ def _graph() -> dict[str, set[str]]:
     return {name: _imports(path, modules) for name, path in modules.items()}
 
 
-def test_the_import_graph_has_no_loop() -> None:
+# The layers, lowest first: a unit (a package of harness, a top-level module of harness, or
+# scenarios / spark_jobs) imports units of its own layer or below, never above. Why each
+# stands where it does:
+LAYERS: tuple[tuple[str, ...], ...] = (
+    # The machine: settings, errors, child processes and Docker; nothing of Kafka.
+    ("harness.errors", "harness.settings", "harness.progress", "harness.waits", "harness.versions",
+     "harness.cache_folders", "harness.docker_engine", "harness.stopping", "harness.commands"),
+    # Formats: what the apps write and read back, Kafka's configuration names.
+    ("harness.history", "harness.kafkaconfig"),
+    # The JVM tools (Maven, class archives, Spark sessions), used by the cluster's images and the checker.
+    ("harness.jvm",),
+    # A running cluster; the checker over a history.
+    ("harness.cluster", "harness.checker"),
+    # Faults on a cluster; judging a check result.
+    ("harness.faults", "harness.verdict"),
+    # The apps a side runs, with their faults' conditions.
+    ("harness.workloads",),
+    # A scenario as data, then the scenarios themselves.
+    ("harness.scenario",),
+    ("scenarios",),
+    # What a run leaves to read: it names scenarios' stories.
+    ("harness.report",),
+    # Running pairs, checking saved runs, fetching the versions a run needs.
+    ("harness.runner", "harness.recheck", "harness.provision"),
+    # Users' files and apps, on top of running pairs.
+    ("harness.configcheck", "harness.userapps", "harness.explore"),
+    # Entry points: the command line, the pytest plugin, the Spark jobs (programs the harness launches).
+    ("harness.cli", "harness.pytest_plugin", "spark_jobs"),
+)  # fmt: skip
+
+
+def _unit(module: str) -> str:
+    parts = module.split(".")
+    return ".".join(parts[:2]) if parts[0] == "harness" and len(parts) > 1 else parts[0]
+
+
+def _units(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """Which units each unit imports (itself left out)."""
+    found: dict[str, set[str]] = {}
+    for module, deps in graph.items():
+        found.setdefault(_unit(module), set()).update(_unit(d) for d in deps if _unit(d) != _unit(module))
+    return found
+
+
+def _climbing(graph: dict[str, set[str]]) -> list[str]:
+    """Every import of a module from a layer above its own, and every unit no layer names."""
+    layer = {unit: n for n, units in enumerate(LAYERS) for unit in units}
+    unplaced = sorted({_unit(m) for m in graph if m != "harness"} - set(layer))
+    climbs = [
+        f"{m} imports {d}: layer {layer[_unit(d)]} above {layer[_unit(m)]}"
+        for m, deps in sorted(graph.items())
+        for d in sorted(deps)
+        if _unit(m) in layer and _unit(d) in layer and layer[_unit(d)] > layer[_unit(m)]
+    ]
+    return [f"{u} stands in no layer: add it to LAYERS" for u in unplaced] + climbs
+
+
+def test_every_import_goes_down_the_layers() -> None:
+    assert _climbing(_graph()) == []
+
+
+def test_an_import_that_climbs_a_layer_is_caught() -> None:
     graph = _graph()
+    graph["harness.history.ledger"] = graph["harness.history.ledger"] | {"harness.runner"}
+    assert _climbing(graph) == ["harness.history.ledger imports harness.runner: layer 9 above 1"]
+    graph["harness.newpart.thing"] = set()
+    assert "harness.newpart stands in no layer: add it to LAYERS" in _climbing(graph)
+
+
+def test_the_packages_import_each_other_without_a_loop() -> None:
+    units = _units(_graph())
+    assert _loops(units) == []
+
+
+def test_the_modules_import_each_other_without_a_loop() -> None:
+    assert _loops(_graph()) == []
+
+
+def _loops(graph: dict[str, set[str]]) -> list[str]:
     state: dict[str, int] = {}  # 1: on the current path, 2: done
     loops: list[list[str]] = []
 
     def walk(node: str, path: list[str]) -> None:
         state[node] = 1
-        for nxt in sorted(graph[node]):
+        for nxt in sorted(graph.get(node, ())):
             if state.get(nxt) == 1:
                 loops.append([*path[path.index(nxt) :], nxt])
             elif nxt not in state:
@@ -67,7 +145,7 @@ def test_the_import_graph_has_no_loop() -> None:
     for module in sorted(graph):
         if module not in state:
             walk(module, [module])
-    assert not loops, "\n".join(" -> ".join(loop) for loop in loops)
+    return [" -> ".join(loop) for loop in loops]
 
 
 def test_harness_never_imports_the_spark_jobs() -> None:
@@ -83,13 +161,11 @@ def test_every_package_opens_with_a_docstring_of_its_job() -> None:
             assert ast.get_docstring(ast.parse(path.read_text())), f"{name} says nothing about its job"
 
 
-def test_the_readme_layout_table_lists_every_module() -> None:
-    readme = (ROOT / "README.md").read_text()
-    table = readme[readme.index("## Layout") :]
-    table = table[: table.index("\n## ", 1)]
+def test_the_layout_table_lists_every_module() -> None:
+    table = (ROOT / "docs" / "layout.md").read_text()
     missing = [
         str(path.relative_to(ROOT))
         for name, path in _modules().items()
         if name.startswith("harness") and path.name != "__init__.py" and f"`{path.relative_to(ROOT)}`" not in table
     ]
-    assert not missing, f"not in the README's layout table: {missing}"
+    assert not missing, f"not in docs/layout.md's table: {missing}"

@@ -1,7 +1,8 @@
 """The checker: a history in, findings out.
 
-``anomalies`` defines and finds every anomaly of the stored records (the numpy engine);
-``spark_engine`` computes the same JSON with Spark for histories beyond one machine;
+``catalogue`` declares every finding; ``anomalies`` finds every anomaly of the stored
+records (the numpy engine, ``check`` runs it); the ``spark`` package computes the same JSON
+with Spark for histories beyond one machine, a function per anomaly named as numpy's;
 ``client`` turns the apps' own reports into findings; ``sinks`` counts effects outside
 Kafka per input; ``synthetic`` makes clean histories and single-anomaly mutations that
 test them.

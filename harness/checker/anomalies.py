@@ -87,7 +87,9 @@ class CheckResult:
     notes: list[str] = field(default_factory=list)  # human detail, not part of the comparable JSON
 
     def count(self, anomaly: str) -> int:
-        return self.anomalies[anomaly].count
+        """0 for an anomaly the result does not hold: a verdict saved before the catalogue had it."""
+        found = self.anomalies.get(anomaly)
+        return found.count if found else 0
 
     @classmethod
     def from_json(cls, doc: dict[str, Any], notes: list[str] | None = None) -> CheckResult:
@@ -219,7 +221,7 @@ def stats(c: Context) -> dict[str, int]:
         "sessions_fenced": int(np.count_nonzero(c.fence < _NEVER)),
         "read_committed_records": _data_rows(h.views.get("read_committed")),
         "read_uncommitted_records": _data_rows(ru),
-        "markers": 0 if ru is None else int(np.count_nonzero(ru.id == MARKER_ID)),
+        "markers": 0 if ru is None else int(np.count_nonzero(ru.markers())),
         "distinct_read": int(np.count_nonzero(c.visible)) + len(c.phantom_ids),
     }
 
@@ -273,7 +275,7 @@ def aborted_read(c: Context) -> dict[str, Finding]:
 
 def phantom(c: Context) -> dict[str, Finding]:
     ids = c.phantom_ids
-    undecodable = np.flatnonzero(c.view.id < MARKER_ID)
+    undecodable = np.flatnonzero((c.view.id < 0) & ~c.view.markers())  # stored records without a harness id
     examples = [{"id": int(i), "at": c.places(int(i))} for i in ids[: c.n_ex]]
     if len(undecodable) and len(examples) < c.n_ex:
         examples.append({"id": None, "at": [c.h.where(int(p)) for p in c.view.pos[undecodable[: c.n_ex]]]})
@@ -546,5 +548,22 @@ def zombie_write(c: Context) -> dict[str, Finding]:
     return {"zombie_write": Finding(len(zombies), examples, h.id_of(zombies))}
 
 
+def misplaced(c: Context) -> dict[str, Finding]:
+    """Ids in the view at a position of another topic than their send's (its last invoke's: a resend
+    names the same topic)."""
+    h, view = c.h, c.view
+    wrong: list[np.ndarray] = [np.empty(0, c.row_slot.dtype)]
+    for part in chunks(len(view.pos)):
+        slot = c.row_slot[part]
+        known = np.flatnonzero(slot >= 0)
+        wrong.append(slot[known][History.topic_of(view.pos[part][known]) != h.sends.topic[slot[known]]])
+    slots = np.unique(np.concatenate(wrong))
+    examples = []
+    for s in slots[: c.n_ex]:
+        about = c.about(int(s))
+        examples.append({**about, "sent_to": h.topics[h.sends.topic[s]], "at": c.places(about["id"])})
+    return {"misplaced": Finding(len(slots), examples, h.id_of(slots))}
+
+
 def _data_rows(view: View | None) -> int:
-    return 0 if view is None else int(np.count_nonzero(view.id != MARKER_ID))
+    return 0 if view is None else len(view.id) - int(np.count_nonzero(view.markers()))

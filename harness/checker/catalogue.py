@@ -1,17 +1,18 @@
 """Every finding the harness reports, declared once: its name, where it comes from, what it
-means, and the function that finds it.
+means, and the function that finds it (for an anomaly of the history, in each engine).
 
 Three sources:
 
 - **history**: anomalies of the stored records against what the clients did, found by the
-  checker's engines over ledgers and read-backs (``harness.checker.anomalies``; the Spark
-  engine computes the same);
+  checker's two engines over ledgers and read-backs: a function of the numpy engine
+  (``harness.checker.anomalies``) and the Spark engine's function of the same name
+  (``harness.checker.spark.anomalies``), which gives the same JSON;
 - **client**: what an app process went through (its last report) or what the LSO probe
   saw during the run (``harness.checker.client``), counted from the side's context;
 - **sink**: effects a workload left outside the ledgers (database rows, a Spark job's
   output), counted per input (``harness.checker.sinks``) into the context's ``sink``.
 
-A scenario's expectations, the verdict's ``counts``, the README's findings table and
+A scenario's expectations, the verdict's ``counts``, docs/findings.md's table and
 ``kafka-harness findings`` all come from ``CATALOGUE``.
 """
 
@@ -30,12 +31,15 @@ HISTORY, CLIENT, SINK = "history", "client", "sink"
 class Definition:
     name: str
     source: str  # HISTORY, CLIENT or SINK
-    meaning: str  # one sentence, as the README's findings table shows it
-    # HISTORY: a function of the checker's context returning {name: Finding} (one function
+    meaning: str  # one sentence, as docs/findings.md's table shows it
+    # HISTORY: the numpy engine's function of its context returning {name: Finding} (one function
     # may find two related anomalies); CLIENT and SINK: a count from the side's context.
     finds: Callable[..., Any]
-    # HISTORY only: relative cost, so the checker starts the longest first.
+    # HISTORY only: relative cost, so the numpy engine starts the longest first.
     cost: int = 0
+    # HISTORY only: the Spark engine's function (in harness.checker.spark.anomalies, named here
+    # because importing it needs pyspark); the same name as ``finds``.
+    spark: str = ""
 
 
 def _sink(name: str) -> Callable[[dict[str, Any]], int]:
@@ -53,6 +57,7 @@ CATALOGUE: tuple[Definition, ...] = (
         " offset, and an inconsistent_offset)",
         anomalies.duplicate,
         cost=2,
+        spark="duplicate",
     ),
     Definition(
         "lost",
@@ -62,6 +67,7 @@ CATALOGUE: tuple[Definition, ...] = (
         " so 'read and found empty' is never taken for 'not read')",
         anomalies.lost,
         cost=1,
+        spark="lost",
     ),
     Definition(
         "aborted_read",
@@ -70,6 +76,7 @@ CATALOGUE: tuple[Definition, ...] = (
         " transaction that aborted (one attempt of unknown outcome leaves it indeterminate, never failed)",
         anomalies.aborted_read,
         cost=1,
+        spark="aborted_read",
     ),
     Definition(
         "phantom",
@@ -77,6 +84,7 @@ CATALOGUE: tuple[Definition, ...] = (
         "in the consumer's view but never sent (or the value carries no harness id)",
         anomalies.phantom,
         cost=1,
+        spark="phantom",
     ),
     Definition(
         "order",
@@ -85,6 +93,7 @@ CATALOGUE: tuple[Definition, ...] = (
         " records sent once only: a resent record's place in the send order is unknown)",
         anomalies.order,
         cost=8,
+        spark="order",
     ),
     Definition(
         "torn_transaction",
@@ -93,6 +102,7 @@ CATALOGUE: tuple[Definition, ...] = (
         " partitions read; per transaction",
         anomalies.transactions_read,
         cost=4,
+        spark="transactions_read",
     ),
     Definition(
         "partly_read",
@@ -101,6 +111,7 @@ CATALOGUE: tuple[Definition, ...] = (
         " what a consumer of some partitions sees (Kafka's documented limit); per transaction",
         anomalies.transactions_read,
         cost=4,
+        spark="transactions_read",
     ),
     Definition(
         "inconsistent_offset",
@@ -110,6 +121,7 @@ CATALOGUE: tuple[Definition, ...] = (
         " was read elsewhere)",
         anomalies.inconsistent_offset,
         cost=9,
+        spark="inconsistent_offset",
     ),
     Definition(
         "eos_missing",
@@ -117,6 +129,7 @@ CATALOGUE: tuple[Definition, ...] = (
         "consume-transform-produce: an input in the consumer's view with no output naming it as its source",
         anomalies.exactly_once,
         cost=5,
+        spark="exactly_once",
     ),
     Definition(
         "eos_repeated",
@@ -125,6 +138,7 @@ CATALOGUE: tuple[Definition, ...] = (
         " as their source",
         anomalies.exactly_once,
         cost=5,
+        spark="exactly_once",
     ),
     Definition(
         "zombie_write",
@@ -133,6 +147,16 @@ CATALOGUE: tuple[Definition, ...] = (
         " finished init_transactions",
         anomalies.zombie_write,
         cost=0,
+        spark="zombie_write",
+    ),
+    Definition(
+        "misplaced",
+        HISTORY,
+        "in the consumer's view in a topic its send did not name (the producer wrote it elsewhere, or a copy went"
+        " astray); per record, and the copy still counts as read",
+        anomalies.misplaced,
+        cost=3,
+        spark="misplaced",
     ),
     Definition(
         "config_error",
@@ -212,7 +236,7 @@ def context_counts(context: dict[str, Any]) -> dict[str, int]:
 
 
 def markdown_table() -> str:
-    """The README's findings table."""
+    """docs/findings.md's table (``kafka-harness findings --markdown``)."""
     rows = ["| finding | source | meaning |", "|---|---|---|"]
     rows += [f"| `{d.name}` | {d.source} | {d.meaning} |" for d in CATALOGUE]
     return "\n".join(rows)

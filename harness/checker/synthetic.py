@@ -137,18 +137,60 @@ def _group(
 
 
 def generate(shape: Shape) -> Tables:
+    return _generate(shape, 1, BASE_US, {})
+
+
+def _generate(shape: Shape, first_session: int, start_us: int, offsets: dict[tuple[str, int], int]) -> Tables:
+    """A clean history of new sessions from ``first_session`` on, starting at ``start_us``, its records
+    stored after ``offsets`` (per topic and partition: the next free offset, moved on past them)."""
     groups = [("producer", INPUT_TOPIC, shape.txn_size, _group(
-        shape.records, 1, shape.sessions, shape.partitions, shape.txn_size, shape.abort_every, BASE_US))]  # fmt: skip
+        shape.records, first_session, shape.sessions, shape.partitions, shape.txn_size, shape.abort_every,
+        start_us))]  # fmt: skip
     if shape.transform:
         inp = groups[0][3]
         done = ~inp.aborted
         out_txn = shape.txn_size or 10
         groups.append(("app", OUTPUT_TOPIC, out_txn, _group(
-            int(done.sum()), shape.sessions + 1, shape.sessions, shape.partitions, out_txn, 0,
+            int(done.sum()), first_session + shape.sessions, shape.sessions, shape.partitions, out_txn, 0,
             int(inp.time.max()) + 1000, partition=inp.partition[done], source=inp.id[done])))  # fmt: skip
+    for topic, g in ((topic, g) for _, topic, _, g in groups):
+        base = np.array([offsets.get((topic, p), 0) for p in range(shape.partitions)], np.int64)
+        g.offset += base[g.partition]
+        g.markers[1][:] += base[g.markers[0]]
+        for p in range(shape.partitions):
+            held = np.concatenate([g.offset[g.partition == p], g.markers[1][g.markers[0] == p]])
+            offsets[(topic, p)] = int(held.max()) + 1 if len(held) else int(base[p])
     ledgers = [_ledger(kind, topic, txn_size, g) for kind, topic, txn_size, g in groups]
     views = _views([(topic, g) for _, topic, _, g in groups])
     return Tables(pa.concat_tables(ledgers), views)
+
+
+def write_in_blocks(shape: Shape, blocks: int, root: Path) -> None:
+    """A clean history of ``shape`` written as ``blocks`` histories of its size over ``blocks``, one
+    after the other into the same topics (new sessions each, offsets going on): one that would
+    not fit in memory at once. The read-backs keep each partition's rows in offset order within a
+    block, block after block."""
+    small = Shape(**{**shape.__dict__, "records": -(-shape.records // blocks)})
+    (root / "reads").mkdir(parents=True, exist_ok=True)
+    topics = [INPUT_TOPIC, OUTPUT_TOPIC] if shape.transform else [INPUT_TOPIC]
+    read = {t: list(range(shape.partitions)) for t in topics}
+    writers: dict[str, pq.ParquetWriter] = {}
+    offsets: dict[tuple[str, int], int] = {}
+    try:
+        for b in range(blocks):
+            span_us = 10 * 2 * small.records + 10_000  # a block's times, as _group spaces them, and a gap
+            tables = _generate(small, 1 + b * 2 * shape.sessions, BASE_US + b * span_us, offsets)
+            tables.views, views = {}, tables.views
+            tables.write(root)  # the ledgers: new files, one per session
+            for isolation, table in views.items():
+                if isolation not in writers:
+                    schema = table.schema.with_metadata(partitions_read_metadata(read))
+                    writers[isolation] = pq.ParquetWriter(view_path(root / "reads", isolation), schema)
+                writers[isolation].write_table(table.cast(writers[isolation].schema))
+            del tables, views
+    finally:
+        for w in writers.values():
+            w.close()
 
 
 def _ledger(kind: str, topic: str, txn_size: int, g: _Group) -> pa.Table:

@@ -24,7 +24,7 @@ from typing import Any
 
 from docker.errors import DockerException, ImageNotFound
 
-from harness.cluster import docker_engine
+from harness import docker_engine
 from harness.progress import step
 from harness.settings import LABEL, LABEL_PID, Settings
 

@@ -5,10 +5,13 @@ whose inputs hash to what the existing image carries is skipped, so warm runs sp
 nothing here.
 
 - Kafka: a Java 17 rootfs made by debootstrap and imported, plus Apache Kafka's own broker
-  artifacts from Maven Central (runtime closure of ``org.apache.kafka:kafka_2.13``).
+  artifacts from Maven Central (runtime closure of ``org.apache.kafka:kafka_2.13``, kept in
+  ``<cache>/kafka-jars/<version>``), for any KRaft release (3.3.0 on): built at setup for the
+  tested versions, and on first use for any other (``ensure``, also when a cluster starts).
 - Toxiproxy: the harness's own server (``toxiproxy/``: Toxiproxy's server with the Kafka
   protocol toxics registered, ``go build``) and Toxiproxy's CLI (``go install``), both
-  against Toxiproxy's module from the Go module proxy, in a scratch image.
+  against Toxiproxy's module from the Go module proxy, in a scratch image tagged by a hash
+  of those sources.
 """
 
 from __future__ import annotations
@@ -16,21 +19,20 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import shutil
 import subprocess
 import tempfile
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 import docker
 from docker.errors import APIError, ImageNotFound
 
-from harness import commands
-from harness.cluster import docker_engine
+from harness import cache_folders, commands, docker_engine, versions
 from harness.errors import HarnessError
-from harness.jvm.maven import maven_closure
-from harness.progress import say, step
+from harness.jvm.maven import maven_closure, unresolved
+from harness.progress import step
 from harness.settings import KNOWN_KAFKA_VERSIONS, LABEL, LABEL_INPUTS, Settings
 
 DEBIAN_SUITE = "bookworm"
@@ -38,7 +40,6 @@ ROOTFS_PACKAGES = ("openjdk-17-jre-headless", "ca-certificates")
 TOXIPROXY_MODULE = "github.com/Shopify/toxiproxy/v2"
 # The Go sources of the harness's Toxiproxy server (its go.mod pins the default version).
 TOXIPROXY_SOURCES = Path(__file__).resolve().parents[2] / "toxiproxy"
-_VERSION_RE = re.compile(r"^\d+\.\d+\.\d+$")
 
 _POM = """<project xmlns="http://maven.apache.org/POM/4.0.0">
   <modelVersion>4.0.0</modelVersion>
@@ -146,52 +147,37 @@ def _cache(settings: Settings) -> Path:
 # --- Kafka ----------------------------------------------------------------------------
 
 
-def check_kafka_version(version: str) -> None:
-    if not _VERSION_RE.match(version):
-        raise HarnessError(
-            f"unknown Kafka version {version!r}: expected X.Y.Z, e.g. one of {', '.join(KNOWN_KAFKA_VERSIONS)}"
-        )
-
-
 def _kafka_jars(settings: Settings, version: str) -> Path:
-    """Runtime closure of the broker plus an slf4j binding, resolved once per version."""
-    work = _cache(settings) / f"kafka-{version}"
-    libs = work / "libs"
-    done = work / "resolved"
-    if done.exists():
-        return libs
-    shutil.rmtree(work, ignore_errors=True)
-    work.mkdir(parents=True)
-    (work / "pom.xml").write_text(_POM.format(version=version))
-    with step(f"resolve org.apache.kafka:kafka_2.13:{version} and its runtime closure with mvn"):
+    """Runtime closure of the broker plus an slf4j binding, resolved once per version into
+    ``<cache>/kafka-jars/<version>`` (harness.cache_folders: whole or not at all)."""
+    folder = _cache(settings) / "kafka-jars" / version
+    if cache_folders.complete(folder, _POM.format(version=version)):
+        return folder / "libs"
+    with (
+        step(f"resolve org.apache.kafka:kafka_2.13:{version} and its runtime closure with mvn"),
+        cache_folders.staging(folder) as work,
+    ):
+        pom = work / "pom.xml"
+        pom.write_text(_POM.format(version=version))
+        staged = work / "staged"
+        libs = staged / "libs"
         try:
-            maven_closure(work / "pom.xml", libs, f"resolve Kafka {version} from Maven Central")
+            # -U: ask again for artifacts an earlier attempt found missing (Maven waits a day otherwise).
+            maven_closure(pom, libs, f"resolve Kafka {version} from Maven Central", "-U")
         except HarnessError as exc:
-            if "not found" in str(exc):
-                raise
-            raise HarnessError(
-                f"unknown Kafka version {version}: Maven Central has no complete "
-                f"org.apache.kafka:kafka_2.13:{version} (tested: {', '.join(KNOWN_KAFKA_VERSIONS)})",
-                exc.detail,
+            raise unresolved(
+                exc, f"Kafka {version} (org.apache.kafka:kafka_2.13:{version})", ", ".join(KNOWN_KAFKA_VERSIONS)
             ) from exc
         # The broker ships only slf4j-api; without a binding it logs nothing at all.
         slf4j = next(libs.glob("slf4j-api-*.jar")).stem.removeprefix("slf4j-api-")
+        binding = f"-Dartifact=org.slf4j:slf4j-simple:{slf4j}"
         commands.run(
-            [
-                "mvn",
-                "-B",
-                "-q",
-                "-f",
-                str(work / "pom.xml"),
-                "dependency:copy",
-                f"-Dartifact=org.slf4j:slf4j-simple:{slf4j}",
-                f"-DoutputDirectory={libs}",
-            ],
+            ["mvn", "-B", "-q", "-f", str(pom), "dependency:copy", binding, f"-DoutputDirectory={libs}"],
             "resolve the slf4j-simple logging binding",
             "check Maven Central is reachable",
         )
-    done.write_text(version)
-    return libs
+        cache_folders.publish(staged, folder, _POM.format(version=version))
+    return folder / "libs"
 
 
 def _storage_tool_class(libs: Path) -> str:
@@ -204,22 +190,27 @@ def _storage_tool_class(libs: Path) -> str:
     raise HarnessError(f"no StorageTool class in {libs}: the Kafka artifacts look incomplete; delete it and rebuild")
 
 
-def build_kafka(settings: Settings) -> str:
-    version = settings.kafka_version
-    check_kafka_version(version)
-    dc = docker_engine.client()
-    tag = f"kafka-eos-harness/kafka:{version}"
-    context_src = _dockerfiles("kafka")
+def _kafka_target(settings: Settings) -> tuple[str, str]:
+    """The local broker image of ``settings``' Kafka version, and the hash of its inputs."""
+    version = versions.kafka(settings.kafka_version)
     base_tag = "kafka-eos-harness/jre17:" + _hash({"suite": DEBIAN_SUITE, "packages": ROOTFS_PACKAGES})
-    inputs = _hash({"version": version, "base": base_tag, "context": _dir_digest(context_src)})
+    inputs = _hash({"version": version, "base": base_tag, "context": _dir_digest(_dockerfiles("kafka"))})
+    return f"kafka-eos-harness/kafka:{version}", inputs
+
+
+def build_kafka(settings: Settings) -> str:
+    """The local broker image of ``settings``' Kafka version: resolved from Maven Central and
+    built on first use, skipped while its inputs are unchanged."""
+    dc = docker_engine.client()
+    tag, inputs = _kafka_target(settings)
     if _image_inputs(dc, tag) == inputs:
-        say(f"{tag} is up to date")
         return tag
+    version = settings.kafka_version
     libs = _kafka_jars(settings, version)  # first: an unknown version fails in seconds, not after debootstrap
     base = _jre_base(settings, dc)
     with step(f"build {tag}"), tempfile.TemporaryDirectory(dir=_cache(settings)) as tmp:
         context = Path(tmp)
-        shutil.copytree(context_src, context, dirs_exist_ok=True)
+        shutil.copytree(_dockerfiles("kafka"), context, dirs_exist_ok=True)
         shutil.copytree(libs, context / "libs")
         _docker_build(dc, context, tag, inputs, {"BASE": base, "STORAGE_TOOL": _storage_tool_class(libs)})
     return tag
@@ -228,34 +219,31 @@ def build_kafka(settings: Settings) -> str:
 # --- Toxiproxy ------------------------------------------------------------------------
 
 
-def _toxiproxy_inputs(settings: Settings) -> str:
-    return _hash(
+def _toxiproxy_target(settings: Settings) -> tuple[str, str]:
+    """The local Toxiproxy image's tag and the hash of its inputs. The tag carries the hash, so
+    checkouts of other sources on the same Docker engine keep images of their own."""
+    version = settings.toxiproxy_version
+    inputs = _hash(
         {
-            "version": settings.toxiproxy_version,
+            "version": version,
             "context": _dir_digest(_dockerfiles("toxiproxy")),
             "server": _dir_digest(TOXIPROXY_SOURCES, _GO_NOT_BUILT),
         }
     )
+    return f"kafka-eos-harness/toxiproxy:{version}-{inputs[:12]}", inputs
 
 
 def toxiproxy_image(settings: Settings) -> str:
-    """The Toxiproxy image a cluster runs: the official one when overridden, else the local
-    build of these sources, tagged by their hash so checkouts of other sources on the same
-    Docker engine keep images of their own."""
-    if settings.toxiproxy_image_override:
-        return settings.toxiproxy_image_override
-    return f"kafka-eos-harness/toxiproxy:{settings.toxiproxy_version}-{_toxiproxy_inputs(settings)[:12]}"
+    """The Toxiproxy image a cluster runs: the official one when overridden, else the local build."""
+    return settings.toxiproxy_image_override or _toxiproxy_target(settings)[0]
 
 
 def build_toxiproxy(settings: Settings) -> str:
-    version = settings.toxiproxy_version
     dc = docker_engine.client()
-    tag = toxiproxy_image(settings)
-    context_src = _dockerfiles("toxiproxy")
-    inputs = _toxiproxy_inputs(settings)
+    tag, inputs = _toxiproxy_target(settings)
     if _image_inputs(dc, tag) == inputs:
-        say(f"{tag} is up to date")
         return tag
+    version = settings.toxiproxy_version
     hint = (
         "install Go (https://go.dev/dl) or use KEH_TOXIPROXY_IMAGE=ghcr.io/shopify/toxiproxy:<version> "
         "(without protocol faults)"
@@ -265,7 +253,7 @@ def build_toxiproxy(settings: Settings) -> str:
         tempfile.TemporaryDirectory(dir=_cache(settings)) as tmp,
     ):
         context = Path(tmp)
-        shutil.copytree(context_src, context, dirs_exist_ok=True)
+        shutil.copytree(_dockerfiles("toxiproxy"), context, dirs_exist_ok=True)
         server = context / "server-src"
         shutil.copytree(TOXIPROXY_SOURCES, server)
         env = {**os.environ, "GOBIN": str(context / "bin"), "CGO_ENABLED": "0", "GOFLAGS": "-mod=mod"}
@@ -295,43 +283,48 @@ def build_toxiproxy(settings: Settings) -> str:
 # --- Entry points ---------------------------------------------------------------------
 
 
-def ensure(settings: Settings) -> None:
-    """Make the configured images present: build local ones, pull overridden ones."""
+def _images(settings: Settings) -> list[tuple[str, tuple[str, str], Callable[[Settings], str]]]:
+    """The cluster's images: (overriding image or "", (local tag, hash of its inputs), its build)."""
+    return [
+        (settings.toxiproxy_image_override, _toxiproxy_target(settings), build_toxiproxy),
+        (settings.kafka_image_override, _kafka_target(settings), build_kafka),
+    ]
+
+
+def missing(settings: Settings) -> list[str]:
+    """The images a cluster of ``settings`` would have to build (missing or stale) or pull."""
     dc = docker_engine.client()
-    for override, build in (
-        (settings.toxiproxy_image_override, build_toxiproxy),
-        (settings.kafka_image_override, build_kafka),
-    ):
-        if not override:
-            build(settings)
+    found = []
+    for override, (tag, inputs), _ in _images(settings):
+        if not override and _image_inputs(dc, tag) != inputs:
+            found.append(tag)
+        elif override and not dc.images.list(name=override):
+            found.append(override)
+    return found
+
+
+def ensure(settings: Settings, pull: bool = True) -> list[str]:
+    """Make the cluster's images present, before any container starts; their names. Local ones
+    are built if missing or stale (a Kafka version's first use resolves its jars and builds its
+    image, with progress lines; a version Maven Central lacks fails here); overridden ones are
+    pulled, or with ``pull`` False must be there already."""
+    dc = docker_engine.client()
+    names = []
+    for override, _, build in _images(settings):
+        names.append(override or build(settings))
+        if not override or dc.images.list(name=override):
             continue
-        try:
-            dc.images.get(override)
-        except ImageNotFound:
-            with step(f"pull {override}"):
-                try:
-                    dc.images.pull(override)
-                except APIError as exc:
-                    raise HarnessError(
-                        f"cannot pull {override} ({str(exc).splitlines()[0][:120]}): unset the image "
-                        "override to use locally built images (`kafka-harness images build`)"
-                    ) from exc
-
-
-def require_present(settings: Settings) -> None:
-    """Fail fast, before any container starts, when an image is missing."""
-    dc = docker_engine.client()
-    for image in (toxiproxy_image(settings), settings.kafka_image):
-        try:
-            dc.images.get(image)
-        except ImageNotFound:
-            if image == settings.kafka_image and settings.kafka_version not in KNOWN_KAFKA_VERSIONS:
-                raise HarnessError(
-                    f"unknown Kafka version {settings.kafka_version}: no image {image}; tested versions are "
-                    f"{', '.join(KNOWN_KAFKA_VERSIONS)} (try another with "
-                    f"`kafka-harness images build --kafka-version {settings.kafka_version}`)"
-                ) from None
+        if not pull:
             raise HarnessError(
-                f"image {image} is not present: run `make setup` or `kafka-harness images build"
-                f" --kafka-version {settings.kafka_version}`"
-            ) from None
+                f"image {override} is not present: pull it (`kafka-harness images build`), "
+                "or unset the override to build images locally"
+            )
+        with step(f"pull {override}"):
+            try:
+                dc.images.pull(override)
+            except APIError as exc:
+                raise HarnessError(
+                    f"cannot pull {override} ({str(exc).splitlines()[0][:120]}): unset the image "
+                    "override to use locally built images (`kafka-harness images build`)"
+                ) from exc
+    return names

@@ -24,19 +24,21 @@ import os
 import secrets
 import signal
 import threading
+import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from confluent_kafka import ElectionType, KafkaError, KafkaException, Producer, TopicPartition
+from confluent_kafka import Consumer, ElectionType, KafkaError, KafkaException, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 from docker.errors import DockerException
 from testcontainers.core.container import DockerContainer
 from testcontainers.core.network import Network
 
-from harness.cluster import broker_archive, docker_engine, images, security
+from harness import docker_engine
+from harness.cluster import broker_archive, images, security
 from harness.cluster.proxy import ToxiproxyAPI
 from harness.errors import HarnessError
 from harness.progress import say, step
@@ -162,7 +164,7 @@ class KafkaCluster:
         if self._started:
             raise RuntimeError("cluster already started")
         self._started = True
-        images.require_present(self.settings)
+        images.ensure(self.settings, pull=False)  # a Kafka version's first use builds its image
         self._install_cleanup()
         self._archive = broker_archive.ensure(self.settings)
         try:
@@ -350,6 +352,34 @@ class KafkaCluster:
         )
         producer.init_transactions(timeout_s)
 
+    def ensure_offsets_topic(self, timeout_s: float = 60) -> None:
+        """Kafka creates ``__consumer_offsets`` when a group's coordinator is first asked for: a
+        throwaway consumer asks (for committed offsets, without joining), so who coordinates
+        which group is known before any app starts."""
+        consumer = Consumer(
+            {
+                "bootstrap.servers": self.bootstrap_servers(),
+                "group.id": "__harness_offsets",
+                "log_level": HARNESS_CLIENT_LOG_LEVEL,
+                **self.client_config(),
+            }
+        )
+        deadline = time.monotonic() + timeout_s
+
+        def asked() -> bool:
+            try:
+                consumer.committed([TopicPartition(PROBE_TOPIC, 0)], timeout=max(1.0, deadline - time.monotonic()))
+            except KafkaException as exc:
+                if not exc.args[0].retriable():
+                    raise
+                return False  # the topic is still being made: NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE
+            return True
+
+        try:
+            wait_until(asked, bool, timeout_s, "__consumer_offsets to have a coordinator for a group", interval_s=0.5)
+        finally:
+            consumer.close()
+
     # --- topics and metadata ------------------------------------------------------
 
     def create_topic(
@@ -360,14 +390,17 @@ class KafkaCluster:
         config: dict[str, str] | None = None,
         timeout_s: float = 30,
         leaders_not_on: int | None = None,
+        one_leader: bool = False,
     ) -> None:
         """``leaders_not_on``: no partition's preferred (so first) leader is that broker; it holds
-        the last replica, when the replication factor reaches it."""
+        the last replica, when the replication factor reaches it. ``one_leader``: with it, every
+        partition's preferred leader is the same broker (a request to it can carry them all)."""
         if leaders_not_on is None:
             new = NewTopic(name, partitions, replication_factor, config=config or {})
         else:
             others = [b for b in sorted(self.brokers) if b != leaders_not_on]
-            assignment = [(others[p:] + others[:p] + [leaders_not_on])[:replication_factor] for p in range(partitions)]
+            shifts = [0] * partitions if one_leader else list(range(partitions))
+            assignment = [(others[p:] + others[:p] + [leaders_not_on])[:replication_factor] for p in shifts]
             new = NewTopic(name, partitions, replica_assignment=assignment, config=config or {})
         for attempt in range(_CREATE_ATTEMPTS):
             futures = self.admin().create_topics([new], operation_timeout=timeout_s)

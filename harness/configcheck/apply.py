@@ -25,11 +25,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from harness.configcheck import catalogue
-from harness.configcheck.catalogue import Component, ConfigFile, Kind
 from harness.errors import HarnessError
+from harness.kafkaconfig import catalogue
+from harness.kafkaconfig.catalogue import Component, ConfigFile, Kind
 from harness.scenario import Scenario, Variant
-from harness.workloads.clients import JAVA, LIBRDKAFKA
+from harness.workloads.clients import JAVA, LIBRDKAFKA, ClientSpec
 from harness.workloads.producer import ProducerWorkload
 
 J, L = catalogue.J, catalogue.L
@@ -71,6 +71,7 @@ class Applied:
     broker_defaults: dict[str, str] = field(default_factory=dict)  # Kafka defaults over the harness's
     producer: dict[str, str] = field(default_factory=dict)  # the client's own names
     client: str = LIBRDKAFKA  # which client runs the producer (harness.workloads.clients)
+    client_version: str = ""  # its release, from --client librdkafka==X / java==X; "": the default
     consumer_view: str = "read_committed"
     # kind -> what happened ("ignored: why", "translated") -> the names it happened to
     notes: dict[str, dict[str, list[str]]] = field(default_factory=dict)
@@ -86,6 +87,7 @@ class Applied:
             "broker_kafka_defaults": self.broker_defaults,
             "producer": self.producer,
             "client": self.client,
+            "client_version": self.client_version,
             "consumer_view": self.consumer_view,
             "notes": self.notes,
         }
@@ -105,11 +107,12 @@ def _raw(e: catalogue.Entry) -> str:
     return _text(e.value) if isinstance(e.value, bool) else e.raw.strip()
 
 
-def apply(files: dict[Kind, ConfigFile], client: Component | None = None) -> Applied:
+def apply(files: dict[Kind, ConfigFile], spec: ClientSpec | None = None) -> Applied:
     """The files as a run's settings. The producer runs on the Java client, verbatim, when
-    ``client`` says so or the file is one only Java reads; otherwise on librdkafka, its
-    names translated."""
-    applied = Applied()
+    ``spec`` says so or the file is one only Java reads; otherwise on librdkafka, its
+    names translated; on ``spec``'s release if it names one."""
+    client = Component(spec.name) if spec else None
+    applied = Applied(client_version=spec.version if spec else "")
     broker, producer, consumer = (files.get(k) for k in (Kind.BROKER, Kind.PRODUCER, Kind.CONSUMER))
     if broker:
         for e in _last_entries(broker):
@@ -186,12 +189,13 @@ def guarantee_scenario(s: Scenario, applied: Applied) -> tuple[Scenario, str]:
     elif applied.client == JAVA:
         producer, config = {}, {k: v for k, v in w.config.items() if k in FAULT_TIMING}
         verbatim = {k: v for k, v in applied.producer.items() if k not in _JAVA_FAULT_TIMING}
-        w = replace(w, client=JAVA, java_config=verbatim)
+        w = replace(w, client=JAVA, client_version=applied.client_version, java_config=verbatim)
         whose = "yours, on the Java client"
         checks = ()
     else:
         producer = {k: v for k, v in applied.producer.items() if k not in FAULT_TIMING}
         config = {k: v for k, v in w.config.items() if k in FAULT_TIMING}
+        w = replace(w, client=LIBRDKAFKA, client_version=applied.client_version)
         whose = "yours"
         checks = ()  # they describe the scenario's own producer; your settings are judged by the findings
     g: Variant = replace(

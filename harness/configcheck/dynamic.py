@@ -13,6 +13,13 @@ consumer settings in place of the scenario's. Each pair becomes one row per vers
 - **inconclusive**: the control did not show its anomaly, or a fault step failed: the
   fault did not bite, so a clean guarantee proves nothing;
 - **held**: the guarantee was clean and the control showed its anomaly.
+
+A bug rule that fired (``harness.configcheck.bugs``) adds a row per Kafka version it holds
+for: the bug's pair with its guarantee on the user's versions and its control on the affected
+release (``bugs.on_user_versions``), every side on a cluster of its own with the harness's
+settings (the user's files are not applied, only their versions). It is **held** when the pair
+passes (the user's versions are clear of the bug the control shows), **violated** when the
+guarantee fails as the control does, and **inconclusive** when the control shows nothing.
 """
 
 from __future__ import annotations
@@ -21,14 +28,18 @@ import time
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from harness import provision
 from harness.cluster import features, images
-from harness.configcheck import apply
-from harness.configcheck.catalogue import Component, ConfigFile, Kind
+from harness.configcheck import apply, bugs
+from harness.configcheck.rules import Finding
 from harness.errors import HarnessError
+from harness.kafkaconfig.catalogue import ConfigFile, Kind
 from harness.progress import say
 from harness.scenario import Scenario
 from harness.settings import Settings
-from harness.verdict.judge import FORBIDDEN, PairVerdict
+from harness.verdict.document import FORBIDDEN, PairVerdict
+from harness.versions import kafka as kafka_release
+from harness.workloads.clients import ClientSpec
 from harness.workloads.producer import ProducerWorkload
 from harness.workloads.spark import SparkWorkload
 
@@ -74,6 +85,7 @@ class Row:
     example: dict[str, Any] | None
     run_dir: str
     producer: str = "yours"  # whose producer settings the guarantee ran
+    bug: str = ""  # a bug row's rule (harness.configcheck.bugs)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -119,6 +131,28 @@ def row(pair: PairVerdict, s: Scenario, version: str, producer: str) -> Row:
     return Row(s.id, s.title, fault_of(s), version, outcome, reason, counts, example, run_dir, producer)
 
 
+def bug_row(pair: PairVerdict, bug: bugs.Bug, s: Scenario, version: str) -> Row:
+    """A bug row: the pair's own verdict, its guarantee being the user's versions."""
+    g, c = pair.guarantee, pair.control
+    counts = {side.variant: {a: side.count(a) for a in side.expect} for side in (c, g)}
+    example = None
+    if pair.outcome == "passed":
+        outcome = "held"
+        reason = "clear of the bug the control shows: " + ", ".join(
+            f"{n} {a}" for a, n in counts["control"].items() if n
+        )
+    elif pair.outcome == "failed":
+        outcome, reason = "violated", "; ".join(g.reasons)
+        broken = [a for a, rule in g.expect.items() if rule == FORBIDDEN and g.count(a)]
+        found = g.result.anomalies.get(broken[0]) if broken else None
+        example = found.examples[0] if found and found.examples else None
+    else:
+        outcome, reason = "inconclusive", "; ".join(c.reasons or g.reasons)
+    producer = f"the pair's own, on your versions (not your files): {bug.id}"
+    run_dir = str(g.context.get("run_dir", ""))
+    return Row(s.id, s.title, fault_of(s), version, outcome, reason, counts, example, run_dir, producer, bug.rule)
+
+
 # --- the run ------------------------------------------------------------------------
 
 
@@ -140,20 +174,54 @@ class Dynamic:
 
 
 def check_versions(versions: list[str], base: Settings) -> list[Settings]:
-    """One Settings per version, each with its images present: a HarnessError before any
-    container starts otherwise."""
+    """One Settings per version, each with its images present (built on a version's first use):
+    a HarnessError before any container starts otherwise."""
     settings = []
     for v in versions:
-        images.check_kafka_version(v)
+        kafka_release(v)  # every version's form first, before any is fetched
+    for v in versions:
         s = base.with_overrides(kafka_version=v)
-        images.require_present(s)
+        images.ensure(s, pull=False)
         settings.append(s)
     return settings
 
 
+@dataclass(frozen=True)
+class BugPair:
+    bug: bugs.Bug
+    settings: Settings  # of the user's Kafka version the guarantee runs on
+    scenario: Scenario  # the pair, its guarantee on the user's versions
+
+
+def bug_pairs(
+    findings: list[Finding], files: dict[Kind, ConfigFile], client: ClientSpec | None, settings: list[Settings]
+) -> list[BugPair]:
+    """Per bug rule among ``findings`` and per version of ``settings`` it holds for, its pair on
+    the user's versions, with every release it needs fetched: before any container starts."""
+    fired = {f.rule for f in findings}
+    clients = bugs.user_clients(files, client)
+    broker_file = files.get(Kind.BROKER)
+    found = []
+    for bug in bugs.BUGS:
+        for s in settings if bug.rule in fired else []:
+            user = bugs.affects(bug, s.kafka_version, clients, broker_file)
+            if user is not None:
+                pair = bugs.on_user_versions(bug, s.kafka_version, user, broker_file)
+                provision.prepare(s, [pair])
+                found.append(BugPair(bug, s, pair))
+    return found
+
+
 def run(
-    files: dict[Kind, ConfigFile], chosen: list[Scenario], settings: list[Settings], client: Component | None = None
+    files: dict[Kind, ConfigFile],
+    chosen: list[Scenario],
+    settings: list[Settings],
+    client: ClientSpec | None = None,
+    bug_runs: list[BugPair] | None = None,
 ) -> Dynamic:
+    """The chosen scenarios on a cluster per version with the user's broker settings, then the
+    bug rows, each side on a cluster of its own (the cluster given to ``run_pair`` only lends its
+    settings: every side of a bug pair pins its Kafka version)."""
     from harness.cluster.kafka import KafkaCluster
     from harness.runner import run_pair
 
@@ -172,4 +240,8 @@ def run(
                 rows.append(row(run_pair(cluster, scenario, s.runs_dir), sc, s.kafka_version, producer))
                 say(f"{sc.id} on Kafka {s.kafka_version}: {rows[-1].outcome}")
         versions[s.kafka_version] = {"transaction_protocol": protocol, "wall_s": round(time.monotonic() - started, 1)}
+    for b in bug_runs or []:
+        pair = run_pair(KafkaCluster(b.settings), b.scenario, b.settings.runs_dir)
+        rows.append(bug_row(pair, b.bug, b.scenario, b.settings.kafka_version))
+        say(f"{b.scenario.id} ({b.bug.rule}) on Kafka {b.settings.kafka_version}: {rows[-1].outcome}")
     return Dynamic(applied, versions, rows)

@@ -1,10 +1,12 @@
 """``kafka-harness verify-config``: a user's broker, producer and consumer files, checked.
 
 The report is made of sections of ``Finding``s: ``static``, the rules of
-``harness.configcheck.rules`` over the files alone. Unless ``--static-only``, the ``dynamic``
+``harness.configcheck.rules`` over the files alone, and the bug rules of
+``harness.configcheck.bugs`` over the versions given. Unless ``--static-only``, the ``dynamic``
 part (``harness.configcheck.dynamic``) runs the files' settings in scenario pairs on a cluster
 of their own per Kafka version and adds one row per scenario and version: held, violated,
-unavailable or inconclusive.
+unavailable or inconclusive; and one per bug rule that fired and version it holds for, its
+pair run with the guarantee on the user's versions.
 
 Exit status: 0 when no finding is an error and no dynamic row is violated, 1 otherwise
 (a CI job can gate on it), 2 for bad input (raised as ``HarnessError``: one line naming
@@ -16,16 +18,21 @@ JSON (``SCHEMA``)::
     brokers         brokers the cluster has (--brokers)
     transactional   whether the pipeline is checked as transactional, and why
     files           kind -> {path, read_by: components assumed to read it}
-    <section>       [finding: {rule, severity, scenarios, file, line (null: not set, the
-                    default applies), what, fix, applies_to}], errors first; "static"
+    versions        kafka: the brokers' releases (--kafka-version; empty: not given),
+                    clients: each client checked, with its release and where it came from
+    <section>       [finding: {rule, severity, scenarios, file (a bug rule's on versions:
+                    the options they came from), line (null: not set, the default applies),
+                    what, fix, applies_to}], errors first; "static"
     dynamic         (unless --static-only) applied: {broker, broker_kafka_defaults,
                     producer, consumer_view, notes: kind -> [what was translated or
                     ignored]}, versions: version -> {transaction_protocol: {protocol,
                     transaction.version, source}, wall_s}, rows: [{scenario, title, fault,
                     version, outcome, reason, counts: {control, guarantee: anomaly ->
                     count}, example (first forbidden anomaly's, or null), run_dir,
-                    producer (whose producer settings the guarantee ran)}]
-    skipped_rules   rule id -> the kind of file it needed and was not given
+                    producer (whose producer settings the guarantee ran), bug (a bug
+                    row's rule id, else empty)}]
+    skipped_rules   rule id -> what it needed and was not given: the file (--broker) or
+                    the versions (--kafka-version, --client java==VERSION, ...)
     counts          severity -> findings over every section
     exit_status     0 or 1, as the command exits
 """
@@ -34,15 +41,18 @@ from __future__ import annotations
 
 import shutil
 import textwrap
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.configcheck import catalogue, dynamic
-from harness.configcheck.catalogue import Component, ConfigFile, Kind
+from harness.configcheck import bugs, dynamic
 from harness.configcheck.rules import Configs, Finding, Severity, check_static
 from harness.errors import HarnessError
+from harness.kafkaconfig import catalogue
+from harness.kafkaconfig.catalogue import Component, ConfigFile, Kind
+from harness.versions import kafka as kafka_release
+from harness.workloads.clients import ClientSpec
 
 SCHEMA = "kafka-eos-harness/verify-config/1"
 _SEVERITY_ORDER = list(Severity)
@@ -55,7 +65,9 @@ class Report:
     brokers: int
     transactional: str  # why the pipeline is checked as transactional; empty if it is not
     sections: dict[str, list[Finding]]  # section name -> findings, errors first
-    skipped_rules: dict[str, Kind]  # rule id -> the kind of file it lacked
+    skipped_rules: dict[str, str]  # rule id -> the options it lacked ("--broker", "--kafka-version")
+    kafka_versions: list[str]  # --kafka-version: the brokers' releases the bug rules read
+    clients: list[bugs.UserClient]  # the clients the bug rules read
     dynamic: dynamic.Dynamic | None = None  # the scenario runs, unless --static-only
 
     def count(self, severity: Severity) -> int:
@@ -73,9 +85,10 @@ class Report:
                 str(kind): {"path": str(cfg.path), "read_by": [str(c) for c in cfg.readers]}
                 for kind, cfg in self.files.items()
             },
+            "versions": {"kafka": self.kafka_versions, "clients": [str(c) for c in self.clients]},
             **{name: [f.to_json() for f in findings] for name, findings in self.sections.items()},
             **({"dynamic": self.dynamic.to_json()} if self.dynamic else {}),
-            "skipped_rules": {rule: str(kind) for rule, kind in self.skipped_rules.items()},
+            "skipped_rules": self.skipped_rules,
             "counts": {str(s): self.count(s) for s in Severity},
             "exit_status": self.exit_status(),
         }
@@ -88,11 +101,13 @@ class Report:
         lines = [f"{self.brokers} brokers; pipeline {pipeline}"]
         for kind, cfg in self.files.items():
             lines.append(f"  {kind:<9} {cfg.path}  (read by {', '.join(cfg.readers)})")
+        kafka = ", ".join(self.kafka_versions) or "not given (--kafka-version)"
+        lines.append(f"  versions  Kafka {kafka}; clients {', '.join(str(c) for c in self.clients)}")
         for name, findings in self.sections.items():
             lines += ["", f"{name} checks"]
             lines += _rows(findings, width) if findings else ["  no findings"]
-        for rule, kind in self.skipped_rules.items():
-            lines.append(f"skipped {rule}: needs --{kind}")
+        for rule, needs in self.skipped_rules.items():
+            lines.append(f"skipped {rule}: needs {needs}")
         if self.dynamic:
             lines += _dynamic_table(self.dynamic, width)
         counts = ", ".join(
@@ -113,7 +128,7 @@ def _rows(findings: list[Finding], width: int) -> list[str]:
             f.rule,
             "/".join(f.scenarios) or "-",
             ", ".join(f.applies_to),
-            f"{f.file}:{f.line}" if f.line else f"{f.file} (not set)",
+            f.where,
         )
         for f in findings
     ]
@@ -127,7 +142,9 @@ def _rows(findings: list[Finding], width: int) -> list[str]:
     for f, values in zip(findings, cells, strict=True):
         lines.append(row(values))
         for text in (f.what, f"fix: {f.fix}"):
-            lines += textwrap.wrap(text, width, initial_indent=indent, subsequent_indent=indent + "  ")
+            lines += textwrap.wrap(
+                text, width, initial_indent=indent, subsequent_indent=indent + "  ", break_on_hyphens=False
+            )
     return lines
 
 
@@ -152,14 +169,16 @@ def _dynamic_table(d: dynamic.Dynamic, width: int) -> list[str]:
         lines += wrap(
             "Kafka defaults (not set in the file): " + ", ".join(f"{k}={v}" for k, v in a.broker_defaults.items())
         )
-    lines += wrap(f"producer ({a.client}): " + (", ".join(f"{k}={v}" for k, v in a.producer.items()) or "defaults"))
+    client = f"{a.client}=={a.client_version}" if a.client_version else a.client
+    lines += wrap(f"producer ({client}): " + (", ".join(f"{k}={v}" for k, v in a.producer.items()) or "defaults"))
     lines.append(f"  consumer view: {a.consumer_view}")
     for kind, notes in a.notes.items():
         for what, names in notes.items():
             lines += wrap(f"{kind} {what}" + (f": {', '.join(names)}" if names else ""))
     by_scenario: dict[str, dict[str, dynamic.Row]] = {}
     for r in d.rows:
-        by_scenario.setdefault(r.scenario, {})[r.version] = r
+        # A bug row apart from a scenario row of the same pair (--scenarios B9 and KAFKA-17754's row).
+        by_scenario.setdefault(f"{r.scenario} ({r.bug})" if r.bug else r.scenario, {})[r.version] = r
     head = ("SCENARIO", *(f"Kafka {v}" for v in versions))
     cells = [(sid, *(rs[v].outcome if v in rs else "-" for v in versions)) for sid, rs in by_scenario.items()]
     widths = [max(len(c[i]) for c in [head, *cells]) for i in range(len(head))]
@@ -175,15 +194,28 @@ def _dynamic_table(d: dynamic.Dynamic, width: int) -> list[str]:
     return lines
 
 
-def verify(paths: Mapping[Kind, Path], *, brokers: int, transactional: bool, client: Component | None = None) -> Report:
-    """The static report on the given files (at least one)."""
+def verify(
+    paths: Mapping[Kind, Path],
+    *,
+    brokers: int,
+    transactional: bool,
+    client: ClientSpec | None = None,
+    kafka_versions: Sequence[str] = (),
+) -> Report:
+    """The static report on the given files (at least one), with the bug rules on
+    ``kafka_versions`` (the brokers') and ``client`` (its release, if it says one)."""
     if not paths:
         raise HarnessError("nothing to check: give at least one of --broker, --producer, --consumer FILE")
     if brokers < 1:
         raise HarnessError(f"--brokers must be 1 or more, not {brokers}")
-    files = {kind: catalogue.load(paths[kind], kind, client) for kind in Kind if kind in paths}
+    for v in kafka_versions:
+        kafka_release(v)
+    reader = Component(client.name) if client else None
+    files = {kind: catalogue.load(paths[kind], kind, reader) for kind in Kind if kind in paths}
     configs = Configs(files, brokers, transactional)
     findings, skipped = check_static(configs)
+    bug_findings, bugs_skipped = bugs.check_bugs(files, list(kafka_versions), client, configs.transactional)
+    findings += bug_findings
     if transactional:
         why = "--transactional"
     elif configs.transactional:
@@ -191,6 +223,7 @@ def verify(paths: Mapping[Kind, Path], *, brokers: int, transactional: bool, cli
     else:
         why = ""
     order = {str(cfg.path): i for i, cfg in enumerate(files.values())}
-    findings.sort(key=lambda f: (_SEVERITY_ORDER.index(f.severity), order[f.file], f.line or 0))
-    lacking = {r.id: next(k for k in r.needs if k not in files) for r in skipped}
-    return Report(files, brokers, why, {"static": findings}, lacking)
+    findings.sort(key=lambda f: (_SEVERITY_ORDER.index(f.severity), order.get(f.file, len(order)), f.line or 0))
+    lacking = {r.id: f"--{next(k for k in r.needs if k not in files)}" for r in skipped}
+    clients = bugs.user_clients(files, client)
+    return Report(files, brokers, why, {"static": findings}, {**lacking, **bugs_skipped}, list(kafka_versions), clients)

@@ -1,6 +1,6 @@
 """Static rules over a user's broker, producer and consumer configs.
 
-Each rule has an id, a severity, the scenarios of ``../shared/SCENARIOS.md`` whose failure
+Each rule has an id, a severity, the scenarios (``scenarios/``, docs/scenarios.md) whose failure
 it predicts, the files it needs, and a check whose docstring is the rule's reason in one
 sentence. A check reports ``Hit``s; ``check_static`` stamps them with the rule into
 ``Finding``s, the unit of the report (the dynamic run on the cluster will report the same
@@ -13,7 +13,7 @@ A pipeline is *transactional* when ``--transactional`` says so or the producer h
 consumer's ``read_committed`` alone does not make it so: it may read someone else's
 topic).
 
-What each client does with a setting comes from ``harness.configcheck.catalogue`` (names,
+What each client does with a setting comes from ``harness.kafkaconfig.catalogue`` (names,
 defaults) and from the client sources cited at each rule.
 """
 
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from harness.configcheck.catalogue import (
+from harness.kafkaconfig.catalogue import (
     ACKS_ALL,
     Component,
     ConfigFile,
@@ -55,11 +55,19 @@ class Finding:
     rule: str
     severity: Severity
     scenarios: tuple[str, ...]
-    file: str
+    file: str  # a file's path; for a finding on versions, where they came from ("--kafka-version 3.5.2")
     line: int | None  # None: the setting is not in the file (a default applies)
     what: str  # what is wrong and why, one sentence
     fix: str
     applies_to: tuple[Component, ...]
+    on_versions: bool = False  # about the releases given, not a file's setting
+
+    @property
+    def where(self) -> str:
+        """``file:line``; the file and "(not set)" when a default is the problem; where versions came from."""
+        if self.line:
+            return f"{self.file}:{self.line}"
+        return self.file if self.on_versions else f"{self.file} (not set)"
 
     def to_json(self) -> dict[str, Any]:
         return {

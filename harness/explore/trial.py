@@ -28,7 +28,7 @@ from harness.faults import serial
 from harness.report import page as report_page
 from harness.runner import run_variant
 from harness.scenario import Scenario, Variant
-from harness.verdict.judge import FAULT_ERROR, VariantVerdict
+from harness.verdict.document import FAULT_ERROR, VariantVerdict
 from harness.workloads.apps.transactions import FENCED_EXIT, STUCK_EXIT
 
 FAILED, PASSED, INCONCLUSIVE, ERROR = "failed", "passed", "inconclusive", "error"

@@ -3,6 +3,7 @@ second until they hold."""
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
@@ -65,18 +66,23 @@ class Committed:
 
 @dataclass(frozen=True)
 class Paused:
-    """An earlier step's pause holds the app (SIGSTOP sent, SIGCONT not yet): what a
-    replacement instance waits for, so it never starts before the stall it replaces."""
+    """An earlier step's pause holds the app (SIGSTOP sent, SIGCONT not yet), and has for
+    ``for_s`` seconds: what a replacement instance waits for, so it never starts before the
+    stall it replaces (or before what the stall lets the brokers do meanwhile, e.g. B2d's
+    expiry of the app's transactional.id)."""
 
     app: str
+    for_s: float = 0.0
 
     def holds(self, faults: Faults) -> bool:
+        since = time.time() - self.for_s
         return any(
-            i.spec.kind == "pause" and i.spec.target == App(self.app) and i.healed_at is None for i in faults.log
+            i.spec.kind == "pause" and i.spec.target == App(self.app) and i.healed_at is None and i.injected_at <= since
+            for i in faults.log
         )
 
     def __str__(self) -> str:
-        return f"{self.app} paused"
+        return f"{self.app} paused" + (f" for {self.for_s:g}s" if self.for_s else "")
 
 
 class Condition(Protocol):

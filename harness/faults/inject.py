@@ -31,13 +31,15 @@ class Injected:
     spec: FaultSpec
     brokers: list[int]
     injected_at: float
-    _undo: Heal
+    # What heals it (its kind's); a kind may let it say more while it lasts, e.g. a protocol
+    # fault's hits so far (harness.faults.kinds.protocol.Hits).
+    undo: Heal
     healed_at: float | None = None
     found: dict[str, Any] = field(default_factory=dict)  # what the heal reported (e.g. requests hit)
 
     def heal(self) -> None:
         if self.healed_at is None:
-            self.found.update(self._undo() or {})
+            self.found.update(self.undo() or {})
             self.healed_at = time.time()
             if not kinds.get(self.spec.kind).instant:  # an operation has nothing to undo
                 say(f"healed: {self.spec.describe()}" + (f" -> brokers {self.brokers}" if self.brokers else ""))

@@ -94,6 +94,21 @@ class TxnCoordinator:
         return f"transaction coordinator of {self.transactional_id}"
 
 
+@dataclass(frozen=True)
+class GroupCoordinator:
+    """The broker coordinating a consumer group: the leader of its ``__consumer_offsets``
+    partition, which Kafka picks as abs(Java hashCode of the group id) mod the partition count."""
+
+    group_id: str
+
+    def resolve(self, cluster: KafkaCluster) -> list[int]:
+        partitions = int(cluster.broker_settings["offsets.topic.num.partitions"])
+        return [cluster.wait_for_leader("__consumer_offsets", java_hash(self.group_id) % partitions, timeout_s=30)]
+
+    def __str__(self) -> str:
+        return f"group coordinator of {self.group_id}"
+
+
 def java_hash(text: str) -> int:
     """Java's String.hashCode, made non-negative the way Kafka's Utils.abs does
     (absolute value, and 0 for Integer.MIN_VALUE)."""
@@ -102,6 +117,28 @@ def java_hash(text: str) -> int:
         h = (31 * h + int(unit, 16)) & 0xFFFFFFFF
     signed = h - (1 << 32) if h >= 1 << 31 else h
     return 0 if signed == -(1 << 31) else abs(signed)
+
+
+def key_partition(key: str, partitions: int) -> int:
+    """The partition Kafka's Java producer sends a record with ``key`` to (its default
+    partitioner: the positive part of murmur2 of the key's bytes, mod the partition count)."""
+    data = key.encode()
+    m, h = 0x5BD1E995, (0x9747B28C ^ len(data)) & 0xFFFFFFFF
+    whole = len(data) - len(data) % 4
+    for i in range(0, whole, 4):
+        k = int.from_bytes(data[i : i + 4], "little")
+        k = (k * m) & 0xFFFFFFFF
+        k ^= k >> 24
+        k = (k * m) & 0xFFFFFFFF
+        h = ((h * m) & 0xFFFFFFFF) ^ k
+    tail = data[whole:]
+    if tail:
+        h ^= int.from_bytes(tail, "little")
+        h = (h * m) & 0xFFFFFFFF
+    h ^= h >> 13
+    h = (h * m) & 0xFFFFFFFF
+    h ^= h >> 15
+    return (h & 0x7FFFFFFF) % partitions
 
 
 @dataclass(frozen=True)
@@ -128,4 +165,4 @@ class App:
         return f"app {self.name}"
 
 
-Target = Node | Brokers | Leader | Followers | Replicas | TxnCoordinator | Controller | App
+Target = Node | Brokers | Leader | Followers | Replicas | TxnCoordinator | GroupCoordinator | Controller | App

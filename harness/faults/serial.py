@@ -37,6 +37,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from harness.faults import conditions, kinds, roles
+from harness.faults.kinds.protocol import Hits
 from harness.faults.schedule import Step
 from harness.faults.specs import FaultSpec
 
@@ -71,11 +72,12 @@ for _cls in (
     roles.Followers,
     roles.Replicas,
     roles.TxnCoordinator,
+    roles.GroupCoordinator,
     roles.Controller,
     roles.App,
 ):
     role(_cls)
-for _cls in (conditions.Isr, conditions.AppSent, conditions.Committed, conditions.Paused):
+for _cls in (conditions.Isr, conditions.AppSent, conditions.Committed, conditions.Paused, Hits):
     condition(_cls)
 
 

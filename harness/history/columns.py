@@ -25,7 +25,6 @@ are skipped and reported per file as ``LedgerProblem``: they never stop the chec
 
 from __future__ import annotations
 
-import csv
 import json
 import os
 from collections import deque
@@ -38,13 +37,12 @@ from typing import Any, ClassVar
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
 from harness.errors import HarnessError
-from harness.history import memory
-from harness.history.ledger import COLUMNS, END_MARK, EVENTS, INT_COLUMNS
-from harness.history.records import SEQ_BITS
+from harness.history import ledger, memory
+from harness.history.ledger import COLUMNS, EVENTS
+from harness.history.records import MARKER_ID, SEQ_BITS
 
 # Outcome of a send over all its attempts: OK when any ``ok`` line says written; else INFO
 # (unknown) when any ``info`` line, or an attempt without a definite failure (in flight at a
@@ -62,6 +60,9 @@ _EVENT = {name: i for i, name in enumerate(EVENTS)}
 # Read-back: one Parquet file per isolation level, rows in (topic, partition, offset) order.
 READ_COLUMNS = ("topic", "partition", "offset", "id", "key")
 ISOLATIONS = ("read_committed", "read_uncommitted")
+# The one read-back with marker rows (MARKER_ID: an offset that held no record). In any other view a
+# negative id is a stored record without a harness id.
+MARKERS_VIEW = "read_uncommitted"
 # Parquet schema metadata of a read-back: JSON {topic: [partition, ...]} of what it read. A
 # partition that held nothing leaves no row, yet "read and empty" must not pass for "not read".
 PARTITIONS_READ_KEY = b"kafka-eos-harness.partitions_read"
@@ -133,6 +134,10 @@ class View:
     repeated: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))  # int64 positions read twice or more
     # topic code -> how many partitions the topic has, where the read-back says (TOPIC_PARTITIONS_KEY)
     topic_partitions: dict[int, int] = field(default_factory=dict)
+
+    def markers(self) -> np.ndarray:
+        """bool per row: a transaction marker, not a record (``MARKERS_VIEW``)."""
+        return (self.id == MARKER_ID) if self.isolation == MARKERS_VIEW else np.zeros(len(self.id), bool)
 
     def conflicts(self) -> np.ndarray:
         """Positions read with two different ids or more (some of ``repeated``), ascending."""
@@ -253,12 +258,8 @@ class _TopicCodes:
         return mapping[column.indices.fill_null(len(mapping) - 1).to_numpy(zero_copy_only=False)]
 
 
-# How the checker reads a ledger: text as plain strings (cheaper to convert than dictionaries,
-# and only a few lines need them), keys not at all.
-_LEDGER_TYPES = {c: pa.int64() if c in INT_COLUMNS else pa.string() for c in COLUMNS if c != "key"}
-_NO_LINES = pa.schema(_LEDGER_TYPES).empty_table()
-_EVENT_NAMES = pa.array(EVENTS)
-PIECE_BYTES = 16 << 20  # ledger bytes parsed at a time: bounds memory; many pieces keep the workers busy
+# What the checker reads of a ledger: keys not at all.
+_LEDGER_COLUMNS = tuple(c for c in COLUMNS if c != "key")
 # Pieces parsed at once, a core each (pyarrow and numpy release the GIL); beyond four, more
 # pieces in memory would buy little.
 _WORKERS = min(4, os.cpu_count() or 2)
@@ -278,44 +279,12 @@ class _Lines:
 
 
 def _parse(path: Path, start: int, end: int) -> _Lines:
-    """Bytes ``start:end`` of a ledger (whole lines after the header); runs in a worker."""
-    name = path.stem
-    invalid: list[str] = []
-
-    def skip(row: pacsv.InvalidRow) -> str:
-        invalid.append(
-            f"{name}: line cut short ({row.actual_columns} of {row.expected_columns} fields): {row.text[:60]!r}"
-        )
-        return "skip"
-
-    def read(data: pa.Buffer) -> pa.Table:
-        return pacsv.read_csv(
-            pa.BufferReader(data),
-            # The piece as one block on one thread: pieces side by side are the parallelism, and
-            # cheaper; and a line, however long, never straddles blocks.
-            read_options=pacsv.ReadOptions(column_names=list(COLUMNS), block_size=data.size + 1, use_threads=False),
-            parse_options=pacsv.ParseOptions(invalid_row_handler=skip),
-            convert_options=pacsv.ConvertOptions(column_types=_LEDGER_TYPES, include_columns=list(_LEDGER_TYPES)),
-        )
-
-    with pa.OSFile(str(path)) as f:  # into Arrow's pool, which reuses what the last piece freed
-        f.seek(start)
-        piece = f.read_buffer(end - start)
-    try:
-        table = read(piece)
-    except pa.ArrowInvalid:
-        # Something the fast reader cannot type (garbage, a torn quoted field, a header
-        # mid-file): keep only the well-formed lines of this piece, then read those the fast way.
-        with path.open("rb") as f:
-            first_line = 1 + f.read(start).count(b"\n")
-        cleaned, invalid[:] = _validate_lines(piece.to_pybytes(), name, first_line)
-        table = read(pa.py_buffer(cleaned)) if cleaned else _NO_LINES
-    return _sort_lines(table.combine_chunks(), invalid)
+    """Bytes ``start:end`` of a ledger (whole lines after the header), by the ledger's rules; runs in a worker."""
+    return _sort_lines(ledger.read_piece(path, start, end, _LEDGER_COLUMNS))
 
 
-def _sort_lines(table: pa.Table, invalid: list[str]) -> _Lines:
-    ev = pc.fill_null(pc.index_in(table["event"], value_set=_EVENT_NAMES), -1).to_numpy().astype(np.int8)
-    ev[~pc.equal(table["end"], END_MARK).to_numpy()] = -1
+def _sort_lines(lines: ledger.Lines) -> _Lines:
+    table, ev = lines.table, lines.event
     ids = _ints(table["id"])
     with_id = ids >= 0  # no id, no slot (and no 2**32-slot session -1)
 
@@ -326,8 +295,8 @@ def _sort_lines(table: pa.Table, invalid: list[str]) -> _Lines:
     txn = np.flatnonzero((ev >= _EVENT["txn-begin"]) & (ev <= _EVENT["txn-unknown"]))
     session = np.flatnonzero(ev == _EVENT["session"])
     return _Lines(
-        invalid=invalid,
-        dropped=int(np.count_nonzero(ev < 0)),
+        invalid=lines.invalid,
+        dropped=lines.dropped,
         invoke={
             "id": ids[invoke],
             "topic": table["topic"].take(invoke).combine_chunks().dictionary_encode(),
@@ -364,59 +333,6 @@ def _ints(column: pa.ChunkedArray, rows: np.ndarray | None = None) -> np.ndarray
     return pc.fill_null(column if rows is None else column.take(rows), -1).to_numpy()
 
 
-def _validate_lines(raw: bytes, name: str, first_line: int) -> tuple[bytes, list[str]]:
-    """Slow path for a piece the fast reader refused: keep only well-formed lines."""
-    kept, reasons = [], []
-    lines = raw.decode("utf-8", errors="replace").splitlines(keepends=True)
-    for number, line in enumerate(lines, first_line):
-        if not line.strip("\r\n"):  # an empty line: the fast reader skips it uncounted, so must this
-            continue
-        try:
-            row = next(csv.reader([line]), [])
-            reason = None
-        except csv.Error:
-            row, reason = [], "not CSV"
-        if reason is None and (len(row) != len(COLUMNS) or row[-1] != END_MARK):
-            reason = "cut short (no end mark)"
-        if reason is None and row[0] not in _EVENT:
-            reason = f"unknown event {row[0][:20]!r}"
-        if reason is None:
-            bad = [c for c in INT_COLUMNS if (v := row[COLUMNS.index(c)]) and not v.lstrip("-").isdigit()]
-            reason = f"{bad[0]} is not an integer" if bad else None
-        if reason is None:
-            kept.append(line)
-        else:
-            reasons.append(f"{name}:{number}: {reason}")
-    return "".join(kept).encode(), reasons
-
-
-def _pieces(path: Path, ledger: _Ledger) -> Iterator[tuple[int, int]]:
-    """(start, end) of pieces of whole lines after the header (the last line may be torn): only
-    their ends are read here, the workers read the pieces. A file that is no ledger has none,
-    and its header counts as one ignored line."""
-    with path.open("rb") as f:
-        header = f.readline()
-        if not header:  # empty: nothing written yet, nothing to report
-            return
-        text = header.decode("utf-8", errors="replace")
-        if tuple(next(csv.reader([text]), [])) != COLUMNS:
-            ledger.invalid.append(f"{ledger.name}:1: not a ledger (header is {text.strip()[:60]!r})")
-            return
-        size = os.fstat(f.fileno()).st_size
-        start = len(header)
-        while start < size:
-            end = min(start + PIECE_BYTES, size)
-            f.seek(end)
-            while end < size:  # on to the end of the line the piece stops in
-                window = f.read(1 << 16)
-                newline = window.find(b"\n")
-                end = min(end + (newline + 1 if newline >= 0 else len(window)), size)
-                if newline >= 0 or not window:
-                    break
-            yield start, end
-            start = end
-
-
 @dataclass
 class _Ledger:
     """What a ledger's ignored lines were, as its pieces are taken."""
@@ -426,11 +342,9 @@ class _Ledger:
     dropped: int = 0
 
     def problem(self) -> LedgerProblem | None:
-        reasons = self.invalid
-        if self.dropped:
-            reasons = [*reasons, f"{self.name}: {self.dropped} line(s) without the end mark or with an unknown event"]
         ignored = len(self.invalid) + self.dropped
-        return LedgerProblem(self.name, ignored, reasons[:5]) if ignored else None
+        why = ledger.reasons(self.name, self.invalid, self.dropped)
+        return LedgerProblem(self.name, ignored, why[:5]) if ignored else None
 
 
 class _LedgerReader:
@@ -449,9 +363,12 @@ class _LedgerReader:
             # Workers parse ahead, across file ends too; what they found is taken in order here.
             pending: deque[tuple[_Ledger, Future[_Lines]]] = deque()
             for path in paths:
-                ledgers.append(ledger := _Ledger(path.stem))
-                for start, end in _pieces(path, ledger):
-                    pending.append((ledger, pool.submit(_parse, path, start, end)))
+                ledgers.append(one := _Ledger(path.stem))
+                if (reason := ledger.not_a_ledger(path)) is not None:
+                    one.invalid.append(f"{one.name}:1: {reason}")
+                    continue
+                for start, end in ledger.pieces(path):
+                    pending.append((one, pool.submit(_parse, path, start, end)))
                     if len(pending) > _WORKERS:
                         self._take(*pending.popleft())
             while pending:

@@ -7,8 +7,9 @@ long history never sits in memory as Python objects. In the ``read_uncommitted``
 offset from the log start to the high watermark that returned no record is written as a marker row
 (``MARKER_ID``): without compaction or retention, those are the transaction markers.
 
-A topic whose values carry more than an id (a Streams app's running totals) is read with
-``values=True``: the rows then keep each record's value too (``VALUE_SCHEMA``).
+A topic whose values carry more than an id (a Streams app's running totals, a user app's
+outputs) is read with ``values=True``: the rows then keep each record's value and headers too
+(``VALUE_SCHEMA``).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import pyarrow.parquet as pq
 from confluent_kafka import Consumer, TopicPartition
 
 from harness.errors import HarnessError
-from harness.history.columns import ISOLATIONS, partitions_read_metadata, view_path
+from harness.history.columns import ISOLATIONS, MARKERS_VIEW, partitions_read_metadata, view_path
 from harness.history.records import MARKER_ID, decode_id
 from harness.settings import HARNESS_CLIENT_LOG_LEVEL
 from harness.waits import wait_until
@@ -38,7 +39,9 @@ SCHEMA = pa.schema(
         ("key", pa.string()),
     ]
 )
-VALUE_SCHEMA = SCHEMA.append(pa.field("value", pa.binary()))
+VALUE_SCHEMA = SCHEMA.append(pa.field("value", pa.binary())).append(
+    pa.field("headers", pa.list_(pa.struct([("key", pa.string()), ("value", pa.binary())])))
+)
 BATCH_ROWS = 100_000
 WATERMARK_WAIT_S = 60  # a new leader is elected well within this after a heal
 
@@ -58,7 +61,7 @@ def read_back(
     part of a topic. Each file records the partitions it read (``partitions_read``), and how
     many partitions each topic has (``topic_partitions``).
     ``login``: on a secured cluster, a user allowed to read them (KafkaCluster.client_config).
-    ``values``: keep every record's value as well (``VALUE_SCHEMA``).
+    ``values``: keep every record's value and headers as well (``VALUE_SCHEMA``).
     """
     out_dir.mkdir(parents=True, exist_ok=True)
     marks = watermarks(bootstrap, topics, login)
@@ -138,8 +141,9 @@ def _read_view(
                             decode_id(msg.value()),
                             key.decode(errors="replace") if key else None,
                             msg.value(),
+                            msg.headers(),
                         ),
-                        strict=False,  # the value only when the schema has room for it
+                        strict=False,  # the value and headers only when the schema has room for them
                     ):
                         rows[name].append(value)
                     seen.setdefault((msg.topic(), msg.partition()), []).append(msg.offset())
@@ -149,12 +153,12 @@ def _read_view(
                 pending -= {
                     (tp.topic, tp.partition) for tp in positions if tp.offset >= targets[(tp.topic, tp.partition)][1]
                 }
-            if isolation == "read_uncommitted":
+            if isolation == MARKERS_VIEW:
                 for (topic, partition), (start, hwm) in targets.items():
                     gaps = np.setdiff1d(np.arange(start, hwm), np.array(seen.get((topic, partition), []), np.int64))
                     for offset in gaps.tolist():
                         for name, value in zip(
-                            schema.names, (topic, partition, offset, MARKER_ID, None, None), strict=False
+                            schema.names, (topic, partition, offset, MARKER_ID, None, None, None), strict=False
                         ):
                             rows[name].append(value)
             flush()

@@ -6,9 +6,15 @@ never negative. A record's **value** is ``<id>|<padding>``: the decimal id, a ``
 filler up to the record size. Consume-transform-produce outputs and Spark job outputs use
 the same head, with the id of the record they came from after the ``|`` or in the ledger.
 
+A record may also carry its id in the header ``SOURCE_HEADER`` (the decimal id, as the value's
+head): the input written for a user's own app does (harness.userapps.contract), so an app that
+copies its input's headers onto its output names the input it came from.
+
 Negative numbers are never ids; two of them are reserved for what a read-back stores
 where no id is: ``MARKER_ID`` for an offset that held no data record (a transaction
-marker), ``UNDECODABLE_ID`` for a data record whose value carries no harness id.
+marker), ``UNDECODABLE_ID`` for a data record whose value carries no harness id. Only the
+read_uncommitted read-back writes marker rows (``harness.history.columns.MARKERS_VIEW``):
+a negative id anywhere else is a stored record without a harness id, a phantom.
 
 **Decoding** (``decode_id``) accepts exactly what ``encode_value`` writes: the head (all
 before the first ``|``, or the whole value without one) must be the canonical decimal of a
@@ -27,6 +33,7 @@ SEQ_BITS = 32
 VALUE_SEPARATOR = b"|"
 MARKER_ID = -1  # an offset inside the log that held no data record: a transaction marker
 UNDECODABLE_ID = -2  # a data record whose value carries no harness id
+SOURCE_HEADER = "keh-source"  # on an input: its own id; on an output: the id of the input it came from
 
 
 def make_id(session: int, seq: int) -> int:
@@ -42,6 +49,11 @@ def encode_value(record_id: int, value_bytes: int) -> bytes:
 DECODABLE_HEAD = "0|[1-9][0-9]{0,18}"
 _DECODABLE = re.compile(DECODABLE_HEAD.encode())
 _MAX_ID = (1 << 63) - 1
+
+
+def encode_source(record_id: int) -> bytes:
+    """The ``SOURCE_HEADER`` value naming ``record_id``: its decimal, decoded by ``decode_id``."""
+    return b"%d" % record_id
 
 
 def decode_id(value: bytes | None) -> int:

@@ -8,7 +8,8 @@ client version:
 
 - ``app_jar``: ``mvn package`` of ``java/`` into ``<cache>/java-apps/<hash of its sources>``;
 - ``client_classpath``: the runtime closure of ``kafka-clients`` (and ``kafka-streams`` on
-  request) of one version, with Jackson and an slf4j binding, into ``<cache>/java-clients/``;
+  request) of one version, with Jackson and an slf4j binding, into
+  ``<cache>/java-clients/<version>-<hash of its pom>``;
 - ``command``: the ``java`` command line of an app; the spec path goes last;
 - ``tools_classpath``: Kafka's own tools (``kafka-tools``: ``ProducerPerformance`` for
   ``make bench-driver``) of one version with an slf4j binding, into
@@ -30,8 +31,7 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from harness import commands
-from harness.cluster.images import check_kafka_version
+from harness import cache_folders, commands, versions
 from harness.errors import HarnessError
 from harness.jvm import class_archive
 from harness.jvm.maven import maven_closure, unresolved
@@ -41,8 +41,13 @@ from harness.settings import DEFAULT_KAFKA_VERSION, KNOWN_KAFKA_VERSIONS, Settin
 JAVA_DIR = Path(__file__).resolve().parents[2] / "java"
 PRODUCER_APP = "kafkaeos.ProducerApp"
 TRANSFORMER_APP = "kafkaeos.TransformerApp"
-# Client versions checked to resolve from Maven Central.
-KNOWN_CLIENT_VERSIONS = KNOWN_KAFKA_VERSIONS
+# The oldest kafka-clients and kafka-streams the apps run on (compiled against 4.3.1; see
+# docs/versions.md for what ran on which release), and why: as for the brokers, 3.3.0.
+OLDEST_CLIENT_VERSION = "3.3.0"
+OLDEST_CLIENT_WHY = (
+    "the Streams app reads its group's offsets as stable, with Admin's requireStable of Kafka 3.3 "
+    "(on 3.1.2 it fails with NoSuchMethodError)"
+)
 # Artifacts whose newest release on Maven Central is older than the newest tested broker
 # (kafka-streams and kafka-tools 4.4.0 are not published there): against a newer cluster
 # they run at this version, as any client of an older release may.
@@ -56,17 +61,24 @@ SLF4J_VERSION = "1.7.36"
 # client JVM faster and use less CPU on 2 cores, which a restarted app needs more than peak speed.
 JVM_OPTIONS = ("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xmx512m")
 _APP_JAR = "kafka-eos-apps.jar"
-_DONE = "complete"
 
 _CLIENT_POM = """<project xmlns="http://maven.apache.org/POM/4.0.0">
   <modelVersion>4.0.0</modelVersion>
   <groupId>kafka-eos-harness</groupId><artifactId>java-client-closure</artifactId><version>1</version>
-  <dependencies>
+{managed}  <dependencies>
 {dependencies}
   </dependencies>
 </project>
 """
 _DEPENDENCY = "    <dependency><groupId>{}</groupId><artifactId>{}</artifactId><version>{}</version></dependency>"
+# Every Jackson module at the release of JACKSON_VERSION's BOM, whoever depends on it: without it
+# an older kafka-streams' own jackson-annotations (2.13 for 3.4.0) wins over the one
+# jackson-databind 2.21 needs, and the apps fail with NoClassDefFoundError (JsonSerializeAs).
+_JACKSON_BOM = """  <dependencyManagement><dependencies>
+    <dependency><groupId>com.fasterxml.jackson</groupId><artifactId>jackson-bom</artifactId>
+      <version>{}</version><type>pom</type><scope>import</scope></dependency>
+  </dependencies></dependencyManagement>
+"""
 
 
 def _sources() -> list[Path]:
@@ -84,18 +96,27 @@ def _app_folder(settings: Settings) -> Path:
     return settings.cache_dir / "java-apps" / digest.hexdigest()[:16]
 
 
+def _what(version: str, streams: bool) -> str:
+    return f"kafka-{'streams' if streams else 'clients'}:{version}"
+
+
 def _client_folder(settings: Settings, version: str, streams: bool) -> Path:
-    return settings.cache_dir / "java-clients" / (f"{version}-streams" if streams else version)
+    """Named by the hash of its pom too: a checkout whose pom differs (another branch sharing the
+    cache) gets a folder of its own instead of replacing this one under a running app."""
+    pom_hash = hashlib.sha256(_client_pom(version, streams).encode()).hexdigest()[:12]
+    return settings.cache_dir / "java-clients" / f"{version}{'-streams' if streams else ''}-{pom_hash}"
 
 
-def _closure_pom(*artifacts: tuple[str, str, str]) -> str:
-    """A pom whose runtime closure is ``artifacts`` and theirs, with slf4j-simple to log through."""
+def _closure_pom(*artifacts: tuple[str, str, str], managed: str = "") -> str:
+    """A pom whose runtime closure is ``artifacts`` and theirs, with slf4j-simple to log through
+    (``managed``: a dependencyManagement section)."""
     logging = (
         # Named here so that this version wins over the artifacts' own (nearest wins in Maven).
         ("org.slf4j", "slf4j-api", SLF4J_VERSION),
         ("org.slf4j", "slf4j-simple", SLF4J_VERSION),
     )
-    return _CLIENT_POM.format(dependencies="\n".join(_DEPENDENCY.format(*a) for a in (*artifacts, *logging)))
+    listed = "\n".join(_DEPENDENCY.format(*a) for a in (*artifacts, *logging))
+    return _CLIENT_POM.format(managed=managed, dependencies=listed)
 
 
 def _client_pom(version: str, streams: bool) -> str:
@@ -103,6 +124,7 @@ def _client_pom(version: str, streams: bool) -> str:
         ("org.apache.kafka", "kafka-clients", version),
         *([("org.apache.kafka", "kafka-streams", version)] if streams else []),
         ("com.fasterxml.jackson.core", "jackson-databind", JACKSON_VERSION),
+        managed=_JACKSON_BOM.format(JACKSON_VERSION),
     )
 
 
@@ -115,25 +137,6 @@ def _tools_folder(settings: Settings, version: str) -> Path:
     return settings.cache_dir / "java-tools" / f"{version}-{pom_hash}"
 
 
-def _complete(folder: Path, marker: str) -> bool:
-    done = folder / _DONE
-    return done.exists() and done.read_text() == marker
-
-
-def _publish(staged: Path, folder: Path, marker: str) -> None:
-    """Put ``staged`` (marked last) in ``folder``'s place in one rename. A concurrent run that got
-    there first wins: its copy is as good."""
-    (staged / _DONE).write_text(marker)
-    if _complete(folder, marker):
-        return
-    shutil.rmtree(folder, ignore_errors=True)  # a stale one (other pins): the marker said so
-    try:
-        staged.rename(folder)
-    except OSError:
-        if not _complete(folder, marker):
-            raise
-
-
 def _jars(folder: Path) -> list[Path]:
     return sorted(p.resolve() for p in folder.glob("*.jar"))
 
@@ -141,41 +144,39 @@ def _jars(folder: Path) -> list[Path]:
 def app_jar(settings: Settings) -> Path:
     """The apps' jar, built with ``mvn package`` unless a build of the same sources is cached."""
     folder = _app_folder(settings)
-    if _complete(folder, folder.name):
+    if cache_folders.complete(folder, folder.name):
         return folder / _APP_JAR
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    with (
-        step(f"build the Java workload apps ({JAVA_DIR.name}/) with mvn"),
-        tempfile.TemporaryDirectory(dir=folder.parent) as tmp,
-    ):
+    with step(f"build the Java workload apps ({JAVA_DIR.name}/) with mvn"), cache_folders.staging(folder) as tmp:
         # Built in a copy: the checkout gets no target/ folder, and concurrent builds do not meet.
-        work = Path(tmp) / "java"
+        work = tmp / "java"
         shutil.copytree(JAVA_DIR, work, ignore=shutil.ignore_patterns("target"))
         commands.run(
             ["mvn", "-B", "-q", "-f", str(work / "pom.xml"), "package"],
             "build the Java workload apps",
             "install Maven and a JDK 17 (Debian: apt-get install maven openjdk-17-jdk-headless)",
         )
-        staged = Path(tmp) / "staged"
+        staged = tmp / "staged"
         staged.mkdir()
         shutil.copy2(work / "target" / _APP_JAR, staged / _APP_JAR)
-        _publish(staged, folder, folder.name)
+        cache_folders.publish(staged, folder, folder.name)
     return folder / _APP_JAR
 
 
 def client_classpath(settings: Settings, version: str, streams: bool = False) -> list[Path]:
     """The jars an app needs at run time to use Kafka's Java client ``version`` (with
     ``streams``, Kafka Streams too), resolved once per version with mvn."""
-    check_kafka_version(version)
-    what = f"kafka-{'streams' if streams else 'clients'}:{version}"
-    known = f"{', '.join(KNOWN_CLIENT_VERSIONS)} (kafka-streams up to {NEWEST_ON_MAVEN_CENTRAL['kafka-streams']})"
-    return _closure(_client_folder(settings, version, streams), _client_pom(version, streams), what, known)
+    artifact = "kafka-streams" if streams else "kafka-clients"
+    versions.release(version, artifact, OLDEST_CLIENT_VERSION, OLDEST_CLIENT_WHY)
+    known = f"{OLDEST_CLIENT_VERSION} and newer (kafka-streams up to {NEWEST_ON_MAVEN_CENTRAL['kafka-streams']})"
+    return _closure(
+        _client_folder(settings, version, streams), _client_pom(version, streams), _what(version, streams), known
+    )
 
 
 def tools_classpath(settings: Settings, version: str) -> list[Path]:
     """The jars to run Kafka's own tools (``org.apache.kafka.tools.ProducerPerformance``,
     ``VerifiableProducer``, ...) for a cluster of ``version``, resolved once per version with mvn."""
-    check_kafka_version(version)
+    versions.kafka(version)
     version = artifact_version("kafka-tools", version)
     return _closure(_tools_folder(settings, version), _tools_pom(version), f"kafka-tools:{version}", TOOLS_VERSIONS)
 
@@ -189,14 +190,9 @@ def artifact_version(artifact: str, kafka_version: str) -> str:
 
 def _closure(folder: Path, pom: str, what: str, known: str) -> list[Path]:
     """The jars of ``pom``'s runtime closure, copied into ``folder`` with mvn unless they are there."""
-    if _complete(folder, pom):
+    if cache_folders.complete(folder, pom):
         return _jars(folder)
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    with (
-        step(f"resolve {what} and its runtime closure with mvn"),
-        tempfile.TemporaryDirectory(dir=folder.parent) as tmp,
-    ):
-        work = Path(tmp)
+    with step(f"resolve {what} and its runtime closure with mvn"), cache_folders.staging(folder) as work:
         (work / "pom.xml").write_text(pom)
         staged = work / "jars"
         try:
@@ -204,7 +200,7 @@ def _closure(folder: Path, pom: str, what: str, known: str) -> list[Path]:
             maven_closure(work / "pom.xml", staged, f"resolve org.apache.kafka:{what}", "-U")
         except HarnessError as exc:
             raise unresolved(exc, f"org.apache.kafka:{what}", known) from exc
-        _publish(staged, folder, pom)
+        cache_folders.publish(staged, folder, pom)
     return _jars(folder)
 
 
@@ -225,24 +221,17 @@ def _class_archive_path(settings: Settings, version: str, streams: bool, classpa
     return class_archive.path(settings.cache_dir / "class-archives", name, classpath)
 
 
-def _archived(settings: Settings) -> list[tuple[str, bool, list[Path]]]:
-    """The class paths ``prepare`` makes archives for: every tested client, and Streams."""
-    streams = artifact_version("kafka-streams", DEFAULT_KAFKA_VERSION)
-    wanted = [(v, False) for v in KNOWN_KAFKA_VERSIONS] + [(streams, True)]
-    return [(v, s, [app_jar(settings), *client_classpath(settings, v, s)]) for v, s in wanted]
+def _archive_client(settings: Settings, version: str, streams: bool, classpath: list[Path]) -> None:
+    """Make the class archive (harness.jvm.class_archive) of the apps on ``classpath``."""
 
+    def check(options: list[str]) -> None:
+        cmd = ["java", *JVM_OPTIONS, *options, "-cp", os.pathsep.join(map(str, classpath)), "-version"]
+        commands.run(cmd, "map a Java app's class archive", "install a Java 17 runtime")
 
-def _build_class_archives(settings: Settings) -> None:
-    for version, streams, classpath in _archived(settings):
+    def dump(staged: Path) -> None:
+        class_archive.dump_every_class(staged, classpath, JVM_OPTIONS)
 
-        def check(options: list[str], classpath: list[Path] = classpath) -> None:
-            cmd = ["java", *JVM_OPTIONS, *options, "-cp", os.pathsep.join(map(str, classpath)), "-version"]
-            commands.run(cmd, "map a Java app's class archive", "install a Java 17 runtime")
-
-        def dump(staged: Path, classpath: list[Path] = classpath) -> None:
-            class_archive.dump_every_class(staged, classpath, JVM_OPTIONS)
-
-        class_archive.build(_class_archive_path(settings, version, streams, classpath), dump, check)
+    class_archive.build(_class_archive_path(settings, version, streams, classpath), dump, check)
 
 
 # RocksDB's JNI library inside rocksdbjni-*.jar, per machine (RocksDB's Environment names them).
@@ -267,27 +256,41 @@ def _rocksdb_native_dir(jars: list[Path]) -> Path | None:
     return folder
 
 
+def client_ready(settings: Settings, version: str, streams: bool = False) -> bool:
+    """Whether an app on the Java client ``version`` starts with nothing to fetch or make."""
+    app, client = _app_folder(settings), _client_folder(settings, version, streams)
+    if not (cache_folders.complete(app, app.name) and cache_folders.complete(client, _client_pom(version, streams))):
+        return False
+    classpath = [app / _APP_JAR, *_jars(client)]
+    return _class_archive_path(settings, version, streams, classpath).is_file()
+
+
+def prepare_client(settings: Settings, version: str, streams: bool = False) -> None:
+    """The apps built, the client ``version``'s jars (Kafka Streams' with ``streams``) fetched and
+    the class archive of their JVM made: each once, later calls find them cached."""
+    classpath = [app_jar(settings), *client_classpath(settings, version, streams)]
+    if not _class_archive_path(settings, version, streams, classpath).is_file():
+        with step(f"class archive of the Java apps on {_what(version, streams)} (once; an app starts ~0.3 s sooner)"):
+            _archive_client(settings, version, streams, classpath)
+
+
+def _tested() -> list[tuple[str, bool]]:
+    """The clients setup prepares: every tested Kafka version's, and Kafka Streams for the default."""
+    streams = artifact_version("kafka-streams", DEFAULT_KAFKA_VERSION)
+    return [(v, False) for v in KNOWN_KAFKA_VERSIONS] + [(streams, True)]
+
+
 def ready(settings: Settings) -> bool:
     """Whether ``prepare`` would find everything cached, without running Maven (setup.sh asks first)."""
-    app = _app_folder(settings)
     tools = artifact_version("kafka-tools", DEFAULT_KAFKA_VERSION)
-    streams = artifact_version("kafka-streams", DEFAULT_KAFKA_VERSION)
-    return (
-        _complete(app, app.name)
-        and all(_complete(_client_folder(settings, v, False), _client_pom(v, False)) for v in KNOWN_KAFKA_VERSIONS)
-        and _complete(_tools_folder(settings, tools), _tools_pom(tools))
-        and _complete(_client_folder(settings, streams, True), _client_pom(streams, True))
-        and all(_class_archive_path(settings, v, s, cp).is_file() for v, s, cp in _archived(settings))
+    return cache_folders.complete(_tools_folder(settings, tools), _tools_pom(tools)) and all(
+        client_ready(settings, v, s) for v, s in _tested()
     )
 
 
 def prepare(settings: Settings) -> None:
-    """Build the apps, resolve the client of every tested Kafka version, and Kafka Streams and the
+    """Build the apps, prepare the client of every tested Kafka version, and Kafka Streams and the
     tools for the default version (the D scenarios, the benchmarks)."""
-    app_jar(settings)
-    for version in KNOWN_KAFKA_VERSIONS:
-        client_classpath(settings, version)
-    client_classpath(settings, artifact_version("kafka-streams", DEFAULT_KAFKA_VERSION), streams=True)
+    for version, streams in _tested():
+        prepare_client(settings, version, streams)
     tools_classpath(settings, DEFAULT_KAFKA_VERSION)
-    with step("java apps: class archives of their JVMs (once; an app starts about 0.3 s sooner)"):
-        _build_class_archives(settings)

@@ -186,22 +186,26 @@ def session(
     master: str | None = "local[2]",
     java_options: str = "",
     many_jobs: bool = False,
+    kafka: bool = True,
+    conf: dict[str, str] | None = None,
 ) -> SparkSession:
     """A local SparkSession (getOrCreate) with the Kafka connector, bound to 127.0.0.1.
 
     ``master`` None leaves the master to whoever launched the JVM (spark-submit's
     ``--master``); ``java_options`` are added to the driver JVM's (a log configuration, say).
     ``many_jobs`` is for a session that plans many queries (the checker): it keeps the full
-    JIT, which a short-lived driver gives up for a faster start.
+    JIT, which a short-lived driver gives up for a faster start. ``kafka`` False: no Kafka
+    connector (a job that reads only files need not resolve it). ``conf``: more settings, or
+    other values for these (a standalone cluster's executor memory, say).
     """
     from pyspark.sql import SparkSession  # imported here: ~0.5 s that connector_jars alone need not pay
 
-    jars = connector_jars(settings)
+    jars = connector_jars(settings) if kafka else []
     _check_no_package_resolution()
     # Read by the JVM's own address lookups too (block manager, warnings about the host
     # name); the confs below cover the driver. Loopback only: nothing may leave the machine.
     os.environ["SPARK_LOCAL_IP"] = "127.0.0.1"
-    conf = {
+    settings_of_session = {
         "spark.jars": ",".join(str(j) for j in jars),
         # Explicitly empty: overrides any spark-defaults.conf entry, so nothing is resolved.
         "spark.jars.packages": "",
@@ -233,7 +237,7 @@ def session(
     builder = SparkSession.builder.appName(app_name)
     if master is not None:
         builder = builder.master(master)
-    for name, value in conf.items():
+    for name, value in {**settings_of_session, **(conf or {})}.items():
         builder = builder.config(name, value)
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("WARN")

@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from harness.report import figures, page
-from harness.report.run_folder import FOLDER_NAME, SIDES
-from harness.verdict.judge import ONE_OF, REQUIRED, PairVerdict
+from harness.report.run_folder import APP_SIDE, FOLDER_NAME, SIDES
+from harness.verdict.document import ONE_OF, REQUIRED, PairVerdict, VariantVerdict, side_outcome
 from harness.verdict.summary import stability_table
 
 INDEX = "index.html"
@@ -87,18 +87,20 @@ def _read_run(folder: Path) -> Run:
     except (OSError, ValueError, KeyError):  # an unfinished run: what its sides say, if anything
         pair = None
     sides = []
-    for side in SIDES:
+    for side in (*SIDES, APP_SIDE):
         try:
             sides.append(json.loads((folder / side / "verdict.json").read_text()))
         except (OSError, ValueError):
             continue
     counts = {s["variant"]: {a: n for a, n in s.get("counts", {}).items() if n} for s in sides}
+    alone = [VariantVerdict.from_json(s) for s in sides if (folder / APP_SIDE).is_dir()]
+    outcome = pair.outcome if pair else side_outcome(alone[0]) if alone else "incomplete"
     return Run(
         folder,
         pair.scenario if pair else (name["scenario"] if name else folder.name),
         pair.title if pair else "",
         started,
-        pair.outcome if pair else "incomplete",
+        outcome,
         sorted({s.get("kafka_version", "?") for s in sides}),
         next((s["client"] for s in sides if s.get("client")), page.DEFAULT_CLIENT),
         counts,
@@ -107,7 +109,9 @@ def _read_run(folder: Path) -> Run:
 
 
 def _is_run(folder: Path) -> bool:
-    return folder.is_dir() and bool(FOLDER_NAME.fullmatch(folder.name) or any((folder / s).is_dir() for s in SIDES))
+    return folder.is_dir() and bool(
+        FOLDER_NAME.fullmatch(folder.name) or any((folder / s).is_dir() for s in (*SIDES, APP_SIDE))
+    )
 
 
 def _spread(pairs: list[PairVerdict]) -> dict[str, list[int]]:

@@ -1,6 +1,8 @@
-"""JUnit XML for CI: the pairs of ``kafka-harness run --junit`` and the checks of
-``verify-config --junit``, in the common form (testsuites / testsuite / testcase with name,
-classname and time; failure and skipped with a message; counts on every suite).
+"""JUnit XML for CI in the common form (testsuites / testsuite / testcase with name, classname
+and time; failure and skipped with a message; counts on every suite): the builders every
+command's file is made with (``new_suite``, ``new_case``, ``add_text``, ``counted``, ``write``), the pairs of
+``kafka-harness run --junit`` and the app of ``check-app --junit``. ``verify-config --junit``
+is ``harness.configcheck.junit``, on these builders.
 
 - **run**: a suite per pair, a case per side. A guarantee that did not hold fails with its
   reasons; a control that did not show its anomaly fails, saying the pair is inconclusive
@@ -8,11 +10,10 @@ classname and time; failure and skipped with a message; counts on every suite).
   run did not do what the research needs; their findings are in
   ``system-out``. Every case's ``system-out`` has its expected-against-observed lines and
   the pair's ``report.html``.
-- **verify-config**: a suite of static findings (an error fails; a warning or info passes,
-  its text in ``system-out``; a rule that lacked its file is skipped) and a suite of dynamic
-  rows. A *violated* row fails. *Unavailable* and *inconclusive* rows are **skipped** with
-  their reason: they prove nothing either way, and the command exits 0 for them, so the
-  file's failures are exactly what makes ``verify-config`` exit 1.
+- **check-app**: a suite with one case, the user's app: it fails with its reasons when it broke
+  exactly-once or a check (``type="violated"``) or a fault did not happen as written
+  (``type="inconclusive"``); an app that breaks the harness's contract (crashed on start, never
+  read, outputs naming no input) is an ``error`` with the one line the command printed.
 """
 
 from __future__ import annotations
@@ -20,34 +21,29 @@ from __future__ import annotations
 import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from harness.configcheck.rules import Severity
 from harness.report.page import REPORT
 from harness.report.run_folder import folder_of
 from harness.report.verdicts import expectations
-from harness.verdict.judge import PairVerdict, VariantVerdict
-
-if TYPE_CHECKING:
-    from harness.configcheck.report import Report
+from harness.verdict.document import PairVerdict, VariantVerdict, side_outcome
 
 
-def _suite(parent: ET.Element, name: str, started: float | None = None) -> ET.Element:
+def new_suite(parent: ET.Element, name: str, started: float | None = None) -> ET.Element:
     suite = ET.SubElement(parent, "testsuite", name=name)
     if started:
         suite.set("timestamp", time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(started)))
     return suite
 
 
-def _case(suite: ET.Element, classname: str, name: str, seconds: float = 0.0) -> ET.Element:
+def new_case(suite: ET.Element, classname: str, name: str, seconds: float = 0.0) -> ET.Element:
     return ET.SubElement(suite, "testcase", classname=classname, name=name, time=f"{seconds:.3f}")
 
 
-def _text(case: ET.Element, tag: str, text: str, **attrs: str) -> None:
+def add_text(case: ET.Element, tag: str, text: str, **attrs: str) -> None:
     ET.SubElement(case, tag, attrs).text = text
 
 
-def _count(root: ET.Element) -> ET.ElementTree:
+def counted(root: ET.Element) -> ET.ElementTree:
     """Fill in every suite's counts, and the totals, from the cases."""
     totals = dict.fromkeys(("tests", "failures", "errors", "skipped"), 0)
     seconds = 0.0
@@ -93,15 +89,15 @@ def pairs(runs: list[PairVerdict]) -> ET.ElementTree:
     for pair in runs:
         seen[pair.scenario] = seen.get(pair.scenario, 0) + 1
         nth = f" (run {seen[pair.scenario]})" if pair.scenario in repeated else ""
-        suite = _suite(root, f"{pair.scenario}{nth}: {pair.title}", pair.control.context.get("started_at"))
+        suite = new_suite(root, f"{pair.scenario}{nth}: {pair.title}", pair.control.context.get("started_at"))
         report = folder_of(pair) / REPORT
         for v in (pair.control, pair.guarantee):
-            case = _case(suite, f"kafka-harness.{pair.scenario}", f"{v.variant}{nth}", _seconds(v))
+            case = new_case(suite, f"kafka-harness.{pair.scenario}", f"{v.variant}{nth}", _seconds(v))
             if not v.passed:  # a research side fails only by a check
                 _side_failure(case, pair, v)
             lines = [e.line for e in expectations(v)] + [f"reason: {r}" for r in v.reasons]
-            _text(case, "system-out", "\n".join([*lines, f"pair outcome: {pair.outcome}", f"report: {report}"]))
-    return _count(root)
+            add_text(case, "system-out", "\n".join([*lines, f"pair outcome: {pair.outcome}", f"report: {report}"]))
+    return counted(root)
 
 
 def _side_failure(case: ET.Element, pair: PairVerdict, v: VariantVerdict) -> None:
@@ -112,36 +108,23 @@ def _side_failure(case: ET.Element, pair: PairVerdict, v: VariantVerdict) -> Non
     else:
         message = f"the guarantee did not hold: {reasons}"
         kind = "violated" if pair.outcome == "failed" else pair.outcome
-    _text(case, "failure", "\n".join(v.reasons), message=message, type=kind)
+    add_text(case, "failure", "\n".join(v.reasons), message=message, type=kind)
 
 
-# --- verify-config -------------------------------------------------------------------------
+# --- kafka-harness check-app ---------------------------------------------------------------
 
 
-def verify_config(report: Report) -> ET.ElementTree:
-    root = ET.Element("testsuites", name="kafka-harness verify-config")
-    for section, findings in report.sections.items():
-        suite = _suite(root, f"{section} checks")
-        for f in findings:
-            where = f"{f.file}:{f.line}" if f.line else f"{f.file} (not set)"
-            case = _case(suite, f"verify-config.{section}", f"{f.rule} at {where}")
-            text = f"{f.severity}: {f.what}\nfix: {f.fix}\nscenarios: {', '.join(f.scenarios) or '-'}"
-            if f.severity is Severity.ERROR:
-                _text(case, "failure", text, message=f.what, type=str(f.severity))
-            else:
-                _text(case, "system-out", text)
-        for rule, kind in report.skipped_rules.items():
-            case = _case(suite, f"verify-config.{section}", rule)
-            ET.SubElement(case, "skipped", message=f"needs --{kind}")
-    if report.dynamic:
-        suite = _suite(root, "dynamic checks")
-        for row in report.dynamic.rows:
-            case = _case(suite, f"verify-config.dynamic.{row.scenario}", f"{row.scenario} on Kafka {row.version}")
-            page = Path(row.run_dir).parent / REPORT if row.run_dir else "none"
-            detail = f"{row.title}\nfault: {row.fault}\nproducer: {row.producer}\nreport: {page}"
-            if row.outcome == "violated":
-                _text(case, "failure", f"{detail}\ne.g. {row.example}", message=row.reason, type="violated")
-            elif row.outcome in ("unavailable", "inconclusive"):
-                ET.SubElement(case, "skipped", message=f"{row.outcome}: {row.reason}")
-            _text(case, "system-out", f"{row.outcome}: {row.reason}\n{detail}")
-    return _count(root)
+def app_run(title: str, side: VariantVerdict | None, report: Path | None, breach: str = "") -> ET.ElementTree:
+    """The user's app as one case: its verdict, or the contract ``breach`` that left it without one."""
+    root = ET.Element("testsuites", name="kafka-harness check-app")
+    suite = new_suite(root, title, side.context.get("started_at") if side else None)
+    case = new_case(suite, "kafka-harness.check-app", "exactly once", _seconds(side) if side else 0.0)
+    if breach or side is None:
+        add_text(case, "error", breach, message=breach, type="contract")
+    elif not side.passed:
+        outcome = side_outcome(side)
+        kind = "violated" if outcome == "failed" else outcome
+        add_text(case, "failure", "\n".join(side.reasons), message=f"{outcome}: {'; '.join(side.reasons)}", type=kind)
+    lines = [e.line for e in expectations(side)] if side else []
+    add_text(case, "system-out", "\n".join([*lines, f"report: {report or 'none'}"]))
+    return counted(root)

@@ -26,7 +26,7 @@ from harness.report import figures
 from harness.report.run_folder import Pair, Side, read_pair
 from harness.report.series import Timeline, timeline
 from harness.report.verdicts import Expectation, expectations
-from harness.verdict.summary import pair_summary
+from harness.verdict.summary import pair_summary, side_lines, versions_text
 
 REPORT = "report.html"
 DEFAULT_CLIENT = "librdkafka"  # the workloads' client, unless a verdict names another
@@ -37,6 +37,14 @@ OUTCOMES = {
     "a clean result proves nothing",
     "reported": "a research pair: no claim; the findings of both sides are the result",
     "incomplete": "the run did not finish: there is no pair verdict; below is what it left",
+}
+# A user's app checked alone (harness.userapps): one side, no control.
+APP_OUTCOMES = {
+    "passed": "every input read committed was named by exactly one output, and none read from an aborted "
+    "transaction, under the faults",
+    "failed": "the app broke exactly-once or one of its checks: see its findings",
+    "inconclusive": "a fault step failed or was skipped: a clean result proves nothing",
+    "incomplete": "the run did not finish: there is no verdict; below is what it left",
 }
 # Link groups: (heading, does this relative path belong to it)
 _LINK_GROUPS = (
@@ -59,6 +67,7 @@ def _environment() -> jinja2.Environment:
     )
     env.filters["compact"] = lambda value: json.dumps(value, separators=(", ", ": "))
     env.filters["clock"] = _clock
+    env.filters["versions"] = versions_text
     return env
 
 
@@ -135,22 +144,30 @@ def _registered(pair: Pair) -> tuple[str, str]:
     return s.title, s.story
 
 
-def build(folder: Path, story: str | None = None) -> Path:
-    """Write ``folder/report.html`` from what the folder holds; its path."""
+def _summary(pair: Pair) -> str:
+    if pair.verdict:
+        return pair_summary(pair.verdict)
+    side = pair.sides[0].verdict if pair.alone else None
+    return "\n".join([f"{pair.scenario}: {pair.outcome.upper()}", *side_lines(side)]) if side else ""
+
+
+def build(folder: Path, story: str | None = None, title: str | None = None) -> Path:
+    """Write ``folder/report.html`` from what the folder holds; its path. ``story`` and ``title``
+    default to the registered scenario's."""
     pair = read_pair(folder)
     sides = [_side_view(s) for s in pair.sides]
     contexts = [s.context for s in pair.sides if s.verdict]
-    title, registered_story = _registered(pair)
+    registered_title, registered_story = _registered(pair)
     html = render(
         "report.html.j2",
         pair=pair,
-        title=pair.verdict.title if pair.verdict else title,
+        title=title if title is not None else pair.verdict.title if pair.verdict else registered_title,
         story=(registered_story if story is None else story).strip(),
         outcome=pair.outcome,
-        outcome_text=OUTCOMES[pair.outcome],
+        outcome_text=(APP_OUTCOMES if pair.alone else OUTCOMES)[pair.outcome],
         kafka_versions=sorted({c.get("kafka_version", "?") for c in contexts}),
-        client=next((c["client"] for c in contexts if c.get("client")), DEFAULT_CLIENT),
-        summary=pair_summary(pair.verdict) if pair.verdict else "",
+        client=", ".join(sorted({c["client"] for c in contexts if c.get("client")})) or DEFAULT_CLIENT,
+        summary=_summary(pair),
         sides=sides,
         started=_clock(min((s.timeline.t0 for s in sides if s.timeline.t0), default=0)),
         made=time.strftime("%Y-%m-%d %H:%M:%S"),
@@ -172,12 +189,12 @@ def _clock(t: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(t)) + f".{int(t * 1000) % 1000:03d}"
 
 
-def write(folder: Path, story: str | None = None) -> Path | None:
+def write(folder: Path, story: str | None = None, title: str | None = None) -> Path | None:
     """``build``, saying where the page went, or why there is none; never raises."""
     if not folder.is_dir():
         return None
     try:
-        path = build(folder, story)
+        path = build(folder, story, title)
     except Exception as exc:  # the verdict stands without a page; say why there is none
         say(f"report: not written ({type(exc).__name__}: {exc})")
         return None

@@ -9,7 +9,6 @@ counted, never trusted, as the checker does.
 
 from __future__ import annotations
 
-import csv
 import json
 import re
 from dataclasses import dataclass, field
@@ -19,15 +18,17 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
 from harness.history import ledger
 from harness.history.columns import ISOLATIONS, view_path
-from harness.history.ledger import COLUMNS, END_MARK, EVENTS, INT_COLUMNS
-from harness.verdict.judge import PairVerdict, VariantVerdict
+from harness.history.ledger import EVENTS
+from harness.verdict.document import PairVerdict, VariantVerdict, side_outcome
 
 SIDES = ("control", "guarantee")
+# The one side of a user's app checked alone (kafka-harness check-app, the pytest plugin):
+# a folder with this side and no pair verdict.
+APP_SIDE = "app"
 ANOMALIES_FILE = "anomalies.parquet"  # <side>/anomalies.parquet: columns anomaly (string), id (int64)
 FOLDER_NAME = re.compile(r"(?P<stamp>\d{8}-\d{6})-(?P<scenario>.+)-(?P<id>[0-9a-f]{4})")
 # Example fields that name a record: the checker's ``id``, an exactly-once or sink finding's
@@ -42,7 +43,7 @@ class Ledgers:
     apps: list[str]  # app index -> name (the ledger file's stem without the incarnation)
     app: np.ndarray  # int16 app index
     incarnation: np.ndarray  # int32, from 1
-    event: np.ndarray  # int8 index into harness.ledger.EVENTS
+    event: np.ndarray  # int8 index into harness.history.ledger.EVENTS
     time_s: np.ndarray  # float64 wall-clock seconds
     id: np.ndarray  # int64, -1 where the line has none (also session, partition, offset, txn)
     session: np.ndarray
@@ -87,8 +88,16 @@ class Pair:
     files: list[Path]  # the pair's own files (its verdict.json)
 
     @property
+    def alone(self) -> bool:
+        """A user's app checked alone, not a pair."""
+        return [s.name for s in self.sides] == [APP_SIDE]
+
+    @property
     def outcome(self) -> str:
-        return self.verdict.outcome if self.verdict else "incomplete"
+        if self.verdict:
+            return self.verdict.outcome
+        side = self.sides[0].verdict if self.alone else None
+        return side_outcome(side) if side else "incomplete"
 
 
 def folder_of(pair: PairVerdict) -> Path:
@@ -99,13 +108,14 @@ def folder_of(pair: PairVerdict) -> Path:
 def read_pair(folder: Path) -> Pair:
     name = FOLDER_NAME.fullmatch(folder.name)
     pair_doc = _json(folder / "verdict.json")
-    sides = [read_side(folder, s) for s in SIDES]
+    alone = (folder / APP_SIDE).is_dir()
+    sides = [read_side(folder, s) for s in ((APP_SIDE,) if alone else SIDES)]
     scenario = (
         pair_doc["scenario"]
         if pair_doc
         else next((s.verdict.scenario for s in sides if s.verdict), name["scenario"] if name else folder.name)
     )
-    missing = [] if pair_doc else ["verdict.json of the pair (the run did not finish)"]
+    missing = [] if pair_doc or alone else ["verdict.json of the pair (the run did not finish)"]
     verdict = PairVerdict.from_json(pair_doc) if pair_doc else None
     files = [Path("verdict.json")] if pair_doc else []
     return Pair(folder, scenario, name["stamp"] if name else "", verdict, sides, missing, files)
@@ -160,59 +170,22 @@ def _files(folder: Path) -> list[Path]:
 
 
 # --- ledgers -----------------------------------------------------------------------------
-_TEXT_SCHEMA = pa.schema([(c, pa.string()) for c in COLUMNS])
-_TEXT = pacsv.ConvertOptions(column_types=_TEXT_SCHEMA)
-
-
-def _read_text(path: Path) -> tuple[pa.Table | None, int]:
-    """A ledger's lines as text columns, header checked (None when it is no ledger), and how
-    many lines the reader skipped as cut short."""
-    with path.open("rb") as f:
-        header = f.readline().decode("utf-8", errors="replace")
-    if tuple(next(csv.reader([header]), [])) != COLUMNS:
-        return None, 0
-    skipped = []
-
-    def skip(row: pacsv.InvalidRow) -> str:
-        skipped.append(row.number)
-        return "skip"
-
-    try:
-        table = pacsv.read_csv(
-            path,
-            read_options=pacsv.ReadOptions(column_names=list(COLUMNS), skip_rows=1),
-            parse_options=pacsv.ParseOptions(invalid_row_handler=skip),
-            convert_options=_TEXT,
-        )
-        return table, len(skipped)
-    except pa.ArrowInvalid:  # e.g. a quote torn open at the end: Python's reader is forgiving
-        lines = [r for r in csv.reader(path.read_text(errors="replace").splitlines()[1:]) if r]
-        rows = [r for r in lines if len(r) == len(COLUMNS)]
-        table = pa.table({c: [r[i] for r in rows] for i, c in enumerate(COLUMNS)}, schema=_TEXT_SCHEMA)
-        return table, len(lines) - len(rows)
-
-
-def _integer_or_empty(column: pa.ChunkedArray) -> pa.ChunkedArray:
-    # Ledger integers are never negative: digits, or nothing.
-    return pc.or_(pc.equal(column, ""), pc.utf8_is_digit(column))
+_READ = ("event", "time_us", "session", "id", "topic", "partition", "offset", "txn", "detail")
 
 
 def read_ledgers(paths: list[Path]) -> Ledgers:
     apps: list[str] = []
     parts: list[pa.Table] = []
+    events: list[np.ndarray] = []
     ignored: dict[str, int] = {}
     for path in paths:
-        table, cut = _read_text(path)
-        if table is None:
-            ignored[path.name] = 1  # its header: no ledger
+        if ledger.not_a_ledger(path):
+            ignored[path.name] = 1  # its header: no app's ledger
             continue
-        good = pc.and_(pc.equal(table["end"], END_MARK), pc.is_in(table["event"], value_set=pa.array(EVENTS)))
-        for c in INT_COLUMNS:
-            good = pc.and_(good, _integer_or_empty(table[c]))
-        kept = table.filter(good)
-        if cut + table.num_rows - kept.num_rows:
-            ignored[path.name] = cut + table.num_rows - kept.num_rows
-        table = kept
+        lines = ledger.read(path, _READ)  # by the ledger's own rules, as the checker reads it
+        if lines.ignored:
+            ignored[path.name] = lines.ignored
+        table, event = lines.used()
         app, n = ledger.incarnation(path)
         if app not in apps:
             apps.append(app)
@@ -221,13 +194,13 @@ def read_ledgers(paths: list[Path]) -> Ledgers:
                 "incarnation", pa.array(np.full(table.num_rows, n, np.int32))
             )
         )
+        events.append(event)
     if not parts:
         return _no_lines(apps, ignored)
     table = pa.concat_tables(parts)
 
     def ints(name: str) -> np.ndarray:
-        empty = pc.equal(table[name], "")
-        return pc.fill_null(pc.cast(pc.if_else(empty, None, table[name]), pa.int64()), -1).to_numpy()
+        return pc.fill_null(table[name], -1).to_numpy()
 
     time_us = ints("time_us")
     order = np.argsort(time_us, kind="stable")
@@ -240,7 +213,7 @@ def read_ledgers(paths: list[Path]) -> Ledgers:
         apps=apps,
         app=table["app"].to_numpy()[order],
         incarnation=table["incarnation"].to_numpy()[order],
-        event=pc.index_in(table["event"], value_set=pa.array(EVENTS)).to_numpy().astype(np.int8)[order],
+        event=np.concatenate(events)[order],
         time_s=time_us[order] / 1e6,
         id=ints("id")[order],
         session=ints("session")[order],

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from harness.verdict.judge import ALLOWED, VariantVerdict
+from harness.verdict.document import ALLOWED, VariantVerdict
 from harness.verdict.summary import met
 
 # Client findings whose examples are in the apps' reports, under this key.

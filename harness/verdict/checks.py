@@ -13,10 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from harness.verdict.judge import VariantVerdict
+from harness.verdict.document import VariantVerdict
 
 # How each client names "a newer producer took the transactional.id": librdkafka folds
 # them into _FENCED; Kafka's Java client reports the broker's error.
@@ -118,6 +117,32 @@ def fenced(app: str, why: str) -> Check:
     return Check(f"{app} fenced", why, seen)
 
 
+def stopped_by(app: str, message: str, why: str) -> Check:
+    """The app stopped on an error it could not go on from (exit 3: fenced or fatal) whose
+    message says ``message``."""
+
+    def seen(side: VariantVerdict) -> str | None:
+        stops = [r["fenced"] for r in _reports(side, app) if "fenced" in r]
+        if any(message in f"{s.get('error', '')}: {s.get('message', '')}" for s in stops):
+            return None
+        return f"stops {[s.get('message', s.get('error')) for s in stops] or 'none'}"
+
+    return Check(f"{app} stopped by: {message}", why, seen)
+
+
+def client_error(app: str, error: str, present: bool, why: str) -> Check:
+    """The app's incarnations reported ``error`` among the errors their client gave them
+    (``present``), or never did."""
+
+    def seen(side: VariantVerdict) -> str | None:
+        errors = {name: n for r in _reports(side, app) for name, n in r.get("errors", {}).items()}
+        if (error in errors) == present:
+            return None
+        return f"{error} x{errors[error]}" if error in errors else f"errors {sorted(errors) or 'none'}"
+
+    return Check(f"{app} {'was' if present else 'never'} told {error}", why, seen)
+
+
 def refused(app: str, error: str, why: str) -> Check:
     def seen(side: VariantVerdict) -> str | None:
         got = _report(side, app).get("setup_error", {}).get("error")
@@ -213,13 +238,38 @@ def late_copy_answered(errors: tuple[str, ...], why: str) -> Check:
     """A request a protocol fault held reached the broker after its client had given up on it
     (a late copy), and the broker answered it with one of ``errors`` ("NONE": it was carried
     out; none given: any answer)."""
+    return _held_answered(errors, why, late_only=True)
 
+
+def held_answered(errors: tuple[str, ...], why: str) -> Check:
+    """A request a protocol fault held, late copy or not, was answered with one of ``errors``
+    (none given: any answer)."""
+    return _held_answered(errors, why, late_only=False)
+
+
+def _held_answered(errors: tuple[str, ...], why: str, late_only: bool) -> Check:
     def seen(side: VariantVerdict) -> str | None:
         hits = [h for f in side.context.get("faults", []) for h in f.get("hits") or [] if h["action"] == "hold"]
-        late = [h for h in hits if h.get("client_closed")]
-        answers = [h.get("broker_error", "no answer seen") for h in late]
+        chosen = [h for h in hits if h.get("client_closed") or not late_only]
+        answers = [h.get("broker_error", "no answer seen") for h in chosen]
         if any(a in errors or (not errors and a != "no answer seen") for a in answers):
             return None
-        return f"{len(hits)} held, {len(late)} late copies, answered {answers}"
+        late = f", {len(chosen)} late copies" if late_only else ""
+        return f"{len(hits)} held{late}, answered {answers}"
 
-    return Check(f"a late copy was answered {' or '.join(errors) or 'at all'}", why, seen)
+    what = "a late copy" if late_only else "a held request"
+    return Check(f"{what} was answered {' or '.join(errors) or 'at all'}", why, seen)
+
+
+def answered(apis: tuple[str, ...], client_id: str, errors: tuple[str, ...], why: str) -> Check:
+    """A request of one of ``apis`` from ``client_id``, recorded by a protocol fault that sees
+    answers (e.g. a 1 ms ``delay_response``), was answered with one of ``errors`` ("NONE": carried out)."""
+
+    def seen(side: VariantVerdict) -> str | None:
+        hits = [h for f in side.context.get("faults", []) for h in f.get("hits") or []]
+        mine = [h for h in hits if h["api"] in apis and h.get("client_id") == client_id]
+        if any(h.get("broker_error") in errors for h in mine):
+            return None
+        return f"answered {[(h['api'], h.get('broker_error', 'no answer seen')) for h in mine] or 'nothing recorded'}"
+
+    return Check(f"{client_id}'s {' or '.join(apis)} answered {' or '.join(errors)}", why, seen)

@@ -1,144 +1,16 @@
-"""Verdicts: a check result judged against a scenario's expectation, and pairs of them.
-
-Per anomaly a variant expects one of: REQUIRED (count > 0), FORBIDDEN (count == 0),
-ONE_OF (at least one of the anomalies marked so has count > 0) or ALLOWED (reported, not
-judged). Besides the checker's anomalies there are findings about the clients themselves
-(``harness.checker.client``) and about sinks outside Kafka (``harness.checker.sinks``),
-judged the same way.
-
-A pair is:
-
-- **passed**: the control showed every required anomaly and the guarantee is clean;
-- **failed**: the guarantee showed a forbidden anomaly;
-- **inconclusive**: the guarantee is clean but the control did not show its anomaly, so
-  the clean result proved nothing about the fault; or a step of the fault schedule failed
-  on either side, so neither side ran the fault as written.
-
-``verdict.json`` of one variant (schema ``SCHEMA``)::
-
-    schema          "kafka-eos-harness/verdict/1"
-    scenario        scenario id, e.g. "A1"
-    variant         "control" or "guarantee"
-    passed          the variant met its expectation
-    reasons         why not, one line per unmet expectation
-    expect          finding -> "required" | "forbidden" | "one of" | "allowed"
-    checks          [{name, why, ok, seen}]: the side's other conditions (harness.verdict.checks)
-    counts          finding -> count, for every finding of harness.checker.catalogue
-    result          the checker's comparable output:
-      anomalies       anomaly -> {count, examples: [{id, producer, session, txn, at, ...}]}
-      stats           sent, acknowledged, failed, indeterminate, indeterminate_read,
-                      transactions_*, sessions, sessions_fenced, *_records, markers, distinct_read
-      ledger_problems ledger file -> lines ignored (torn or malformed)
-    notes           human detail: which ledger lines were ignored
-    fault_errors    steps of the fault schedule that failed or were skipped (the variant
-                    then does not pass: its fault did not happen as written)
-    kafka_version, broker_settings (a side with its own cluster), client_security
-    (PLAINTEXT or SASL_PLAINTEXT, harness.cluster.security), acls [{user, resource, operations}]
-    granted for the run, topics, topic_config, consumer_view, read_partitions (the
-    consumer's partitions of the main topic; empty: all), producer_config, run_dir
-    read_committed_stalls  [{partition, started_at, seconds, lso}] (harness.history.lso_probe)
-    sink            for a database sink: db, sink_missing / sink_repeated {count, examples};
-                    for a Spark job: output, and its sink findings or aggregate_mismatch;
-                    for a Streams app: output, aggregates, prepared_commits and
-                    completed_commits (its transactions in __transaction_state), and
-                    sink_missing / sink_repeated / aggregate_mismatch
-    workload        one report per app process (incarnation): app, incarnation, exit,
-                    outcomes {ok, fail, info, unfinished}, errors {error name: count},
-                    longest_ack_gap_s (how long it went without any acknowledgement:
-                    unavailability, not loss), resent; or setup_error {error, message, config}
-    faults          [{fault, target, brokers, listeners, direction, params, toxicity,
-                    injected_at, healed_at}] as applied, with wall-clock times (toxicity:
-                    a link toxic's chance of acting on each connection, 1 for all)
-    started_at, ended_at  wall-clock seconds: the side's start (before its topics are
-                    made and a pipeline's input is written) and the end of its check
-
-A research scenario's pair is **reported**: no claim, the findings of both sides are the
-result; but it is inconclusive when its fault did not happen as written or one of its checks
-failed (the run did not do what the research needs).
-
-A pair's ``verdict.json`` holds ``scenario``, ``title``, ``verdict`` (passed / failed /
-inconclusive / reported), ``research`` (true for a research scenario) and both variants'
-documents under ``control`` and ``guarantee``.
-"""
+"""Judging a side: its check result against its expectation per finding (``REQUIRED``,
+``FORBIDDEN``, ``ONE_OF``, ``ALLOWED``: ``harness.verdict.document``), the faults that did not
+happen as written, and its checks (``harness.verdict.checks``), into the side's verdict document."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from harness.checker import catalogue
 from harness.checker.anomalies import CheckResult
-
-if TYPE_CHECKING:
-    from harness.verdict.checks import Check
-
-SCHEMA = "kafka-eos-harness/verdict/1"
-REQUIRED = "required"
-FORBIDDEN = "forbidden"
-ONE_OF = "one of"
-ALLOWED = "allowed"
-RULES = (REQUIRED, FORBIDDEN, ONE_OF, ALLOWED)
-# How a reason says a step of the fault schedule failed (not a finding: the fault did not happen as written).
-FAULT_ERROR = "fault schedule error: "
-# A side's document holds these, and its context besides (VariantVerdict.to_json).
-JUDGED_KEYS = ("schema", "scenario", "variant", "passed", "reasons", "expect", "counts", "result", "notes", "checks")
-
-
-@dataclass
-class VariantVerdict:
-    scenario: str
-    variant: str
-    passed: bool
-    reasons: list[str]
-    result: CheckResult
-    expect: dict[str, str]
-    client: dict[str, int]  # every client and sink finding of the catalogue -> count
-    context: dict[str, Any] = field(default_factory=dict)  # config, faults, topic, run dir, workload
-    checks: list[dict[str, Any]] = field(default_factory=list)  # harness.verdict.checks, as run
-
-    def count(self, anomaly: str) -> int:
-        return self.client[anomaly] if anomaly in self.client else self.result.count(anomaly)
-
-    def shown(self) -> list[str]:
-        """Anomalies with an expectation or a finding; the rest are zero and unjudged."""
-        return [a for a in catalogue.NAMES if a in self.expect or self.count(a)]
-
-    @classmethod
-    def from_json(cls, doc: dict[str, Any]) -> VariantVerdict:
-        """A side's ``verdict.json`` read back, as ``judge`` made it."""
-        client = {name: doc["counts"].get(name, 0) for name in catalogue.NAMES if name not in catalogue.ANOMALIES}
-        context = {k: v for k, v in doc.items() if k not in JUDGED_KEYS}
-        result = CheckResult.from_json(doc["result"], doc.get("notes", []))
-        return cls(
-            doc["scenario"],
-            doc["variant"],
-            doc["passed"],
-            doc["reasons"],
-            result,
-            doc["expect"],
-            client,
-            context,
-            doc.get("checks", []),
-        )
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "schema": SCHEMA,
-            "scenario": self.scenario,
-            "variant": self.variant,
-            "passed": self.passed,
-            "reasons": self.reasons,
-            "expect": self.expect,
-            "counts": {
-                **{name: finding.count for name, finding in self.result.anomalies.items()},
-                **self.client,
-            },
-            "result": self.result.to_json(),
-            "notes": self.result.notes,
-            "checks": self.checks,
-            **self.context,
-        }
+from harness.verdict.checks import Check
+from harness.verdict.document import FAULT_ERROR, FORBIDDEN, ONE_OF, REQUIRED, VariantVerdict
 
 
 def judge(
@@ -166,38 +38,3 @@ def judge(
     verdict.reasons += [f"check failed: {c['name']}: {c['seen']} ({c['why']})" for c in verdict.checks if not c["ok"]]
     verdict.passed = not verdict.reasons
     return verdict
-
-
-@dataclass
-class PairVerdict:
-    scenario: str
-    title: str
-    control: VariantVerdict
-    guarantee: VariantVerdict
-    research: bool = False
-
-    @property
-    def outcome(self) -> str:
-        if any(v.context.get("fault_errors") for v in (self.control, self.guarantee)):
-            return "inconclusive"  # the fault did not happen as written
-        if self.research:  # its sides fail only by their checks: what the research needs to have happened
-            return "reported" if self.control.passed and self.guarantee.passed else "inconclusive"
-        if not self.guarantee.passed:
-            return "failed"
-        return "passed" if self.control.passed else "inconclusive"
-
-    @classmethod
-    def from_json(cls, doc: dict[str, Any]) -> PairVerdict:
-        """A pair's ``verdict.json`` read back."""
-        sides = (VariantVerdict.from_json(doc["control"]), VariantVerdict.from_json(doc["guarantee"]))
-        return cls(doc["scenario"], doc["title"], *sides, research=doc.get("research", doc["verdict"] == "reported"))
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "scenario": self.scenario,
-            "title": self.title,
-            "verdict": self.outcome,
-            "research": self.research,
-            "control": self.control.to_json(),
-            "guarantee": self.guarantee.to_json(),
-        }

@@ -6,47 +6,80 @@ import json
 from typing import Any
 
 from harness.checker.client import TXN_ID_UNAUTHORIZED
-from harness.verdict.judge import ALLOWED, FORBIDDEN, ONE_OF, REQUIRED, PairVerdict, VariantVerdict
+from harness.verdict.document import ALLOWED, FORBIDDEN, ONE_OF, REQUIRED, PairVerdict, VariantVerdict
 
 
 def pair_summary(pair: PairVerdict) -> str:
     """The pair as a person reads it at the end of a run: outcome, counts against expectations, examples."""
     lines = [f"{pair.scenario} {pair.title}: {pair.outcome.upper()}"]
     for v in (pair.control, pair.guarantee):
-        counts = "  ".join(
-            f"{a}={v.count(a)}" + (f" [{v.expect[a]} {'ok' if met(v, a) else 'NOT MET'}]" if a in v.expect else "")
-            for a in v.shown()
-        )
-        stats = v.result.stats
-        lines.append(
-            f"  {v.variant:<9} {counts}   (sent {stats['sent']}, acked {stats['acknowledged']}, "
-            f"indeterminate {stats['indeterminate']} of which read {stats['indeterminate_read']}, "
-            f"read {stats['read_committed_records']} committed / {stats['read_uncommitted_records']} uncommitted)"
-        )
-        for anomaly, finding in v.result.anomalies.items():
-            if finding.examples:
-                lines.append(f"            e.g. {anomaly}: {json.dumps(finding.examples[0])}")
-        for name, found in v.context.get("sink", {}).items():
-            if isinstance(found, dict) and found["examples"]:
-                lines.append(f"            e.g. {name}: {json.dumps(found['examples'][0])}")
-        if v.context.get("read_partitions"):
-            lines.append(f"            the consumer read only partitions {v.context['read_partitions']}")
-        for problem, n in v.result.ledger_problems.items():
-            lines.append(f"            ledger {problem}: {n} line(s) ignored")
-        lines.extend(f"            {line}" for line in _workload_lines(v.context.get("workload", [])))
-        lines.extend(f"            fault schedule error: {e}" for e in v.context.get("fault_errors", []))
-        for c in v.checks:
-            lines.append(
-                f"            check {'ok' if c['ok'] else 'FAILED'}: {c['name']}"
-                + ("" if c["ok"] else f": {c['seen']}")
-            )
-        # A number from a scenario, a string from a user's .properties file (verify-config).
-        timeout = v.context.get("producer_config", {}).get("transaction.timeout.ms")
-        against = f" (transaction.timeout.ms = {float(timeout) / 1000:.1f}s)" if timeout else ""
-        for st in v.context.get("read_committed_stalls", []):
-            where = f"{st['partition']} at {st['lso']}"
-            lines.append(f"            read_committed readers stalled {st['seconds']:.1f}s on {where}{against}")
+        lines += side_lines(v)
     return "\n".join(lines)
+
+
+def side_lines(v: VariantVerdict) -> list[str]:
+    """One side: counts against expectations, examples, what its apps went through, its checks."""
+    lines = []
+    counts = "  ".join(
+        f"{a}={v.count(a)}" + (f" [{v.expect[a]} {'ok' if met(v, a) else 'NOT MET'}]" if a in v.expect else "")
+        for a in v.shown()
+    )
+    stats = v.result.stats
+    lines.append(
+        f"  {v.variant:<9} {counts}   (sent {stats['sent']}, acked {stats['acknowledged']}, "
+        f"indeterminate {stats['indeterminate']} of which read {stats['indeterminate_read']}, "
+        f"read {stats['read_committed_records']} committed / {stats['read_uncommitted_records']} uncommitted)"
+    )
+    lines.append(f"            versions: {versions_text(v.context)}")
+    for anomaly, finding in v.result.anomalies.items():
+        if finding.examples:
+            lines.append(f"            e.g. {anomaly}: {json.dumps(finding.examples[0])}")
+    for name, found in v.context.get("sink", {}).items():
+        if isinstance(found, dict) and found["examples"]:
+            lines.append(f"            e.g. {name}: {json.dumps(found['examples'][0])}")
+    if v.context.get("read_partitions"):
+        lines.append(f"            the consumer read only partitions {v.context['read_partitions']}")
+    for problem, n in v.result.ledger_problems.items():
+        lines.append(f"            ledger {problem}: {n} line(s) ignored")
+    lines.extend(f"            {line}" for line in _workload_lines(v.context.get("workload", [])))
+    lines.extend(f"            fault schedule error: {e}" for e in v.context.get("fault_errors", []))
+    for c in v.checks:
+        lines.append(
+            f"            check {'ok' if c['ok'] else 'FAILED'}: {c['name']}" + ("" if c["ok"] else f": {c['seen']}")
+        )
+    # A number from a scenario, a string from a user's .properties file (verify-config).
+    timeout = v.context.get("producer_config", {}).get("transaction.timeout.ms")
+    against = f" (transaction.timeout.ms = {float(timeout) / 1000:.1f}s)" if timeout else ""
+    for st in v.context.get("read_committed_stalls", []):
+        where = f"{st['partition']} at {st['lso']}"
+        lines.append(f"            read_committed readers stalled {st['seconds']:.1f}s on {where}{against}")
+    return lines
+
+
+# What each client's apps report as the release they ran on (``client_ran``).
+_RAN = {"librdkafka": "librdkafka", "java": "kafka-clients"}
+
+
+def versions_text(context: dict[str, Any]) -> str:
+    """The releases a side ran on: its brokers' Kafka, and its apps' client as chosen and as the
+    apps said they ran, e.g. ``Kafka 3.6.1; librdkafka: confluent-kafka 2.1.0 (pinned by this
+    side), librdkafka 2.1.0 ran``."""
+    text = f"Kafka {context.get('kafka_version', 'unknown')}"
+    client = context.get("client")
+    if not client:
+        return text
+    chosen = (
+        f"pinned by this side: {context['client_pin']}"
+        if context.get("client_pin")
+        else "asked for"
+        if context.get("client_requested")
+        else "default"
+    )
+    text += f"; {client}"
+    if context.get("client_version"):  # verdicts from before versions were recorded have none
+        text += f": {context.get('client_package', '')} {context['client_version']} ({chosen})"
+    ran = context.get("client_ran", [])
+    return text + (f", {_RAN.get(client, client)} {' and '.join(ran)} ran" if ran else "")
 
 
 def _workload_lines(workload: list[dict[str, Any]]) -> list[str]:
@@ -67,7 +100,8 @@ def _workload_lines(workload: list[dict[str, Any]]) -> list[str]:
             continue
         if "outcomes" not in r:  # no report: it did not finish on its own
             code = r.get("exit")
-            lines.append(f"{who}: " + (f"ended by signal {-code}" if code and code < 0 else f"exited {code}"))
+            why = f" (stopped by the harness: {r['stopped']})" if r.get("stopped") else ""
+            lines.append(f"{who}: " + (f"ended by signal {-code}" if code and code < 0 else f"exited {code}") + why)
             continue
         if r.get("longest_ack_gap_s", 0) >= 5:
             lines.append(f"{who}: unavailable up to {r['longest_ack_gap_s']:.1f}s without an ack")

@@ -60,8 +60,10 @@ class Plan:
     prefix_ledgers: list[Path] = field(default_factory=list)  # written before the faulted run (an input)
     transactional_ids: list[str] = field(default_factory=list)  # what a side's ACLs name
     sink: SinkCheck | None = None
-    client: str = "librdkafka"  # the apps' client (harness.workloads.clients), and its version
-    client_version: str = ""
+    client: str = "librdkafka"  # the apps' client (harness.workloads.clients)
+    client_version: str = ""  # the release its apps were given (confluent-kafka, kafka-clients, kafka-streams)
+    client_requested: str = ""  # the release the workload asked for; "": the default
+    client_package: str = "confluent-kafka"  # what client_version is the release of
 
 
 class Workload(Protocol):

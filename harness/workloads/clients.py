@@ -1,29 +1,45 @@
-"""The client a workload's apps run on, and the one translation between the two.
+"""The client a workload's apps run on, its version, and the one translation between the two.
 
-- ``librdkafka``: confluent-kafka, the Python apps of ``harness.workloads.apps``;
+- ``librdkafka``: confluent-kafka, the Python apps of ``harness.workloads.apps``: the harness's
+  own pinned confluent-kafka, or any release from 2.0.2 on (``harness.workloads.librdkafka_versions``);
 - ``java``: Kafka's Java client, the apps of ``java/`` (``harness.jvm.java_clients``), of the
-  cluster's Kafka version unless the workload pins another.
+  cluster's Kafka version unless another is asked for (Kafka Streams: kafka-streams' version).
+
+A client is named in one form everywhere (``--client``, a scenario side's ``Variant.client``):
+``ClientSpec``, ``librdkafka`` or ``java``, optionally with ``==VERSION``.
 
 Both take the same spec, write the same ledger and print the same report, so one checker
 judges both. Scenarios write client settings in librdkafka's names, as the Python apps
 take them; for a Java app each setting becomes the Java client's name for the same knob,
-from the one table of names (``harness.configcheck.catalogue``), and a setting Java has
+from the one table of names (``harness.kafkaconfig.catalogue``), and a setting Java has
 no knob for is left out (``java_config`` says which).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
 
-from harness.configcheck import catalogue
-from harness.configcheck.catalogue import Kind
+from harness import versions
 from harness.errors import HarnessError
 from harness.jvm import java_clients
+from harness.kafkaconfig import catalogue
+from harness.kafkaconfig.catalogue import Kind
 from harness.settings import Settings
-from harness.workloads.process import Command, python_app
+from harness.workloads import librdkafka_versions
+from harness.workloads.process import Command
+
+if TYPE_CHECKING:
+    from harness.workloads.base import Workload
 
 LIBRDKAFKA, JAVA = "librdkafka", "java"
 CLIENTS = (LIBRDKAFKA, JAVA)
+# The oldest release of each client the apps run on, and why (docs/versions.md: what ran where).
+OLDEST = {
+    LIBRDKAFKA: (librdkafka_versions.OLDEST, "the oldest confluent-kafka with Python 3.11 wheels on PyPI"),
+    JAVA: (java_clients.OLDEST_CLIENT_VERSION, java_clients.OLDEST_CLIENT_WHY),
+}
+_FORM = "librdkafka or java, optionally ==VERSION (librdkafka==2.1.0, java==3.7.1)"
 
 # librdkafka's client-side timeout of a request is socket.timeout.ms; Java's is
 # request.timeout.ms (librdkafka's request.timeout.ms is the broker's ack timeout instead).
@@ -37,6 +53,69 @@ def check(client: str) -> str:
     if client not in CLIENTS:
         raise HarnessError(f"unknown client {client!r}: one of {', '.join(CLIENTS)}")
     return client
+
+
+@dataclass(frozen=True)
+class ClientSpec:
+    """A client and, optionally, its release: ``librdkafka==2.1.0`` is confluent-kafka 2.1.0 with
+    the librdkafka its wheel bundles; ``java==3.7.1`` is kafka-clients 3.7.1 (kafka-streams
+    3.7.1 for a Streams app). No version: the default (``version_for``)."""
+
+    name: str
+    version: str = ""
+
+    @classmethod
+    def parse(cls, text: str) -> ClientSpec:
+        """``text`` as the CLI and scenarios write it; a HarnessError naming the mistake otherwise.
+        Whether the release exists is known once it is fetched (``prepare``)."""
+        name, sep, version = text.strip().partition("==")
+        name = name.strip()
+        if name not in CLIENTS:
+            raise HarnessError(f"unknown client {name!r} (in {text!r}): {_FORM}")
+        if sep:
+            oldest, why = OLDEST[name]
+            what = "confluent-kafka (librdkafka)" if name == LIBRDKAFKA else "kafka-clients (java)"
+            versions.release(version.strip(), what, oldest, why)
+        return cls(name, version.strip())
+
+    def __str__(self) -> str:
+        return f"{self.name}=={self.version}" if self.version else self.name
+
+
+def version_for(spec: ClientSpec, kafka_version: str, streams: bool = False) -> str:
+    """The release ``spec``'s apps run on against brokers of ``kafka_version``: the one asked for,
+    else the harness's own confluent-kafka (librdkafka), the cluster's kafka-clients (java),
+    or for a Streams app the newest kafka-streams on Maven Central not newer than the cluster."""
+    if spec.version:
+        return spec.version
+    if spec.name == LIBRDKAFKA:
+        return librdkafka_versions.PINNED
+    return java_clients.artifact_version("kafka-streams" if streams else "kafka-clients", kafka_version)
+
+
+def package(name: str, streams: bool = False) -> str:
+    """What a ``name`` client's version is the release of."""
+    return "confluent-kafka" if name == LIBRDKAFKA else "kafka-streams" if streams else "kafka-clients"
+
+
+def prepare(settings: Settings, name: str, version: str, streams: bool = False) -> None:
+    """Fetch what an app of client ``name`` at ``version`` needs, once (later calls find it
+    cached): confluent-kafka into a folder of its own, or the Java apps and client jars (with
+    their class archive). A release the registry does not have fails here, in one line."""
+    if name == LIBRDKAFKA:
+        librdkafka_versions.site(settings, version)
+    else:
+        java_clients.prepare_client(settings, version, streams)
+
+
+def on(workload: Workload, spec: ClientSpec, what: str) -> Workload:
+    """``workload`` with its apps on ``spec``; a HarnessError when its kind offers no choice of
+    client, or not this one (``what``: the scenario and side, for the message)."""
+    choices: tuple[str, ...] = getattr(workload, "client_choices", ())
+    if spec.name not in choices:
+        offered = f"runs only on {' or '.join(choices)}" if choices else "has no choice of client"
+        raise HarnessError(f"{what} runs a {type(workload).__name__}, which {offered}: not {spec}")
+    return replace(workload, client=spec.name, client_version=spec.version)  # type: ignore[type-var]
 
 
 def java_config(config: dict[str, Any], kind: Kind) -> tuple[dict[str, Any], list[str]]:
@@ -65,10 +144,11 @@ def _java_name(name: str, kind: Kind) -> str | None:
 
 
 def app_command(client: str, python_module: str, java_main: str, settings: Settings, version: str) -> Command:
-    """How an app of ``client`` starts: its Python module, or its Java main class on the
-    Java client of ``version`` (built and fetched into ``settings``' cache at setup)."""
+    """How an app of ``client`` starts: its Python module on confluent-kafka ``version``, or its
+    Java main class on the Java client of ``version`` (each fetched into ``settings``' cache on
+    first use, or at setup)."""
     if client == LIBRDKAFKA:
-        return python_app(python_module)
+        return librdkafka_versions.command(settings, version, python_module)
     prefix = java_clients.command(settings, version, java_main)
     return lambda spec_path, spec: [*prefix, str(spec_path)]
 

@@ -13,17 +13,19 @@ from __future__ import annotations
 import os
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from harness.checker.sinks import count_effects
 from harness.cluster.kafka import KafkaCluster
-from harness.configcheck.catalogue import Kind
 from harness.errors import HarnessError
 from harness.faults import serial
+from harness.faults.roles import GroupCoordinator, TxnCoordinator
+from harness.history import ledger
 from harness.history.columns import History
 from harness.jvm import java_clients
+from harness.kafkaconfig.catalogue import Kind
 from harness.workloads import clients
-from harness.workloads.apps.transformer import TransformerSpec
+from harness.workloads.apps.transformer import AT_MOST_ONCE, MODES, TRANSACTIONAL, TransformerSpec
 from harness.workloads.base import Plan, Side
 from harness.workloads.input import INPUT_PRODUCER, fill
 from harness.workloads.process import AppProcess
@@ -38,8 +40,14 @@ PYTHON_APP = "harness.workloads.apps.transformer"
 _INPUTS_PER_S, _SLACK_S = 50, 180
 
 
+def input_topic(output_topic: str) -> str:
+    """A pipeline's input topic, from the output topic its schedule is given."""
+    return output_topic.removesuffix("-out") + "-in"
+
+
 def transformer(i: int) -> str:
-    """Name of a pipeline's i-th transformer app (from 1): fault target and ledger file stem."""
+    """Name of a pipeline's i-th transformer app (from 1): fault target, ledger file stem and
+    its producer's client.id."""
     return f"transformer-{i}"
 
 
@@ -50,13 +58,17 @@ class PipelineWorkload:
 
     inputs: int = 2000
     partitions: int = 3  # of the input topic and of the output topic
-    mode: str = "transactional"  # or "plain" (harness.workloads.apps.transformer)
+    mode: str = TRANSACTIONAL  # or PLAIN, AT_MOST_ONCE (harness.workloads.apps.transformer.MODES)
     instances: int = 1  # transformer apps started at once
     # Apps registered but started only by a ``launch`` step: a replacement instance.
     standby: int = 0
     # True: every instance has the same transactional.id (a replacement fences the
     # original by id); False: one id each, fenced through the group metadata (KIP-447).
     shared_transactional_id: bool = False
+    # The group's coordinator is another broker than the transaction coordinator of the first
+    # app's transactional.id (the group id is chosen so): the group coordinator's checks of a
+    # transactional offset commit then cross the inter-broker links, where faults reach them.
+    coordinators_apart: bool = False
     batch_size: int = 50
     pause_before_commit_ms: int = 0
     abort_every: int = 0
@@ -74,11 +86,13 @@ class PipelineWorkload:
     sink: str = "kafka"
     sink_db: str = ""
     client: str = clients.LIBRDKAFKA  # or clients.JAVA (no SQLite sink)
-    client_version: str = ""  # the Java client's; "": the cluster's Kafka version
+    client_version: str = ""  # the client's release; "": the default (clients.version_for)
+    client_choices: ClassVar[tuple[str, ...]] = clients.CLIENTS
 
     def plan(self, side: Side) -> Plan:
         cluster, run_dir = side.cluster, side.run_dir
-        source, output = f"{side.name}-in", f"{side.name}-out"
+        output = f"{side.name}-out"
+        source = input_topic(output)
         sink_db = (Path(self.sink_db) if self.sink_db else run_dir / "sink.sqlite") if self.sink == "sqlite" else None
         to_kafka = sink_db is None
         for topic in (source, output) if to_kafka else (source,):
@@ -91,20 +105,24 @@ class PipelineWorkload:
             raise HarnessError("the Java transformer app has no SQLite sink: run this pipeline on librdkafka")
         if client == clients.JAVA and self.bug_offsets_outside_txn_every:
             raise HarnessError("the planted bug is in the Python transformer app only: run this pipeline on librdkafka")
-        version = self.client_version or cluster.settings.kafka_version
+        if self.mode not in MODES or (self.mode == AT_MOST_ONCE and not to_kafka):
+            modes = ", ".join(MODES)
+            raise HarnessError(f"pipeline mode {self.mode!r}: one of {modes} ({AT_MOST_ONCE} has no SQLite sink)")
+        version = clients.version_for(clients.ClientSpec(client, self.client_version), cluster.settings.kafka_version)
         command = clients.app_command(client, PYTHON_APP, java_clients.TRANSFORMER_APP, cluster.settings, version)
         app_producer, app_consumer = producer_config, self.consumer_config
         if client == clients.JAVA:
             app_producer = clients.java_config(producer_config, Kind.PRODUCER)[0]
             app_consumer = clients.java_config(self.consumer_config, Kind.CONSUMER)[0]
         ids = [self._transactional_id(side.name, i) for i in range(1, self.instances + self.standby + 1)]
+        group = self._group(cluster, side.name, ids[0])
         apps = []
         for i, transactional_id in enumerate(ids, start=1):
             spec = TransformerSpec(
                 bootstrap_servers=cluster.bootstrap_servers(side.own_links if i in self.own_links else "client"),
                 input_topic=source,
                 output_topic=output,
-                group_id=f"{side.name}-group",
+                group_id=group,
                 ledger="",
                 session=1 + i,  # session 1 is the input producer
                 mode=self.mode,
@@ -113,7 +131,9 @@ class PipelineWorkload:
                 pause_before_commit_ms=self.pause_before_commit_ms,
                 abort_every=self.abort_every,
                 bug_offsets_outside_txn_every=self.bug_offsets_outside_txn_every,
-                producer_config=app_producer,
+                # Each app's producer is named after it (unless the config names it), so a
+                # protocol fault can pick one instance's requests by their client id (B2d).
+                producer_config={"client.id": transformer(i), **app_producer},
                 consumer_config=app_consumer,
                 sink_db=str(sink_db or ""),
                 login=clients.login(client, cluster.client_config()),
@@ -136,19 +156,43 @@ class PipelineWorkload:
             budget_s=self.inputs / _INPUTS_PER_S + _SLACK_S,
             eos_pairs=((source, output),) if to_kafka else (),
             prefix_ledgers=input_ledgers,
-            transactional_ids=sorted(set(ids)) if self.mode == "transactional" and to_kafka else [],
+            transactional_ids=sorted(set(ids)) if self.mode == TRANSACTIONAL and to_kafka else [],
             sink=None if to_kafka else DatabaseRows(sink_db),  # type: ignore[arg-type]
             client=client,
-            client_version=version if client == clients.JAVA else "",
+            client_version=version,
+            client_requested=self.client_version,
+            client_package=clients.package(client),
+        )
+
+    def _group(self, cluster: KafkaCluster, side: str, transactional_id: str) -> str:
+        if not self.coordinators_apart:
+            return f"{side}-group"
+        cluster.ensure_transaction_log()
+        cluster.ensure_offsets_topic()
+        (txn_broker,) = TxnCoordinator(transactional_id).resolve(cluster)
+        return next(
+            group
+            for group in (f"{side}-group-{n}" for n in range(100))
+            if GroupCoordinator(group).resolve(cluster) != [txn_broker]
         )
 
     def _transactional_id(self, side: str, i: int) -> str:
         return f"{side}-app" if self.shared_transactional_id else f"{side}-app-{i}"
 
 
-# Lines an app writes at once around a batch; the last of them says where it is.
-_BATCH_LINES = (b"invoke,", b"offsets-commit,", b"txn-", b"session,", b"fenced,")
 _TAIL_BYTES = 1 << 16  # more than a batch's lines (about 100 bytes an input)
+
+
+def _newest_batch_line(faults: Faults, app_name: str, after: int) -> tuple[str, int] | None:
+    """The event and time of the last line ``app_name``'s newest ledger wrote at once around a
+    batch; None before it has sent ``after`` outputs."""
+    app = faults.apps[app_name]
+    ledgers = app.ledgers()
+    if not ledgers or app.sent() < after:
+        return None
+    with ledgers[-1].open("rb") as newest:
+        newest.seek(max(0, newest.seek(0, os.SEEK_END) - _TAIL_BYTES))
+        return ledger.last_of(newest.read(), ledger.WRITTEN_AT_ONCE)
 
 
 @serial.condition
@@ -160,25 +204,44 @@ class BatchUncommitted:
     in all. A stall, a crash or a cut link now leaves outputs written whose inputs' offsets
     are not committed: the window ``pause_before_commit_ms`` holds open. Waiting for it,
     rather than for a count of sends, keeps a fault from landing in the moment between a
-    commit and the next batch (B2a's control once found nothing to repeat that way)."""
+    commit and the next batch (B2a's control once found nothing to repeat that way). With
+    ``held_ms`` the batch has been held that long (its ``invoke`` lines' time): past the
+    client calls that follow them (a transactional app adds its offsets), into the pause."""
+
+    app: str
+    after: int = 0
+    held_ms: int = 0
+
+    def holds(self, faults: Faults) -> bool:
+        last = _newest_batch_line(faults, self.app, self.after)
+        if last is None or last[0] != "invoke":
+            return False
+        return not self.held_ms or last[1] <= ledger.now_us() - self.held_ms * 1000
+
+    def __str__(self) -> str:
+        held = f" for {self.held_ms} ms" if self.held_ms else ""
+        return f"{self.app} has sent >= {self.after} outputs and holds a batch not yet committed{held}"
+
+
+@serial.condition
+@dataclass(frozen=True)
+class BatchInHand:
+    """Transformer ``app`` is between the two steps of a batch, in whichever order its mode
+    takes them: its outputs handed to the client and its offsets not yet committed (plain,
+    transactional: as ``BatchUncommitted``), or its offsets committed and its outputs not yet
+    handed over (at_most_once: the newest line written at once is ``offsets-committed``); and
+    it has sent at least ``after`` outputs. A crash now repeats the batch in the first case and
+    loses it in the second: one fault, fair to both orders (B13)."""
 
     app: str
     after: int = 0
 
     def holds(self, faults: Faults) -> bool:
-        app = faults.apps[self.app]
-        ledgers = app.ledgers()
-        if not ledgers or app.sent() < self.after:
-            return False
-        with ledgers[-1].open("rb") as ledger:
-            ledger.seek(max(0, ledger.seek(0, os.SEEK_END) - _TAIL_BYTES))
-            lines = ledger.read().split(b"\n")
-        # Whole lines only: the first may be cut by the seek, the last still being written.
-        batch_lines = (line for line in reversed(lines[1:-1]) if line.startswith(_BATCH_LINES))
-        return next(batch_lines, b"").startswith(b"invoke,")
+        last = _newest_batch_line(faults, self.app, self.after)
+        return last is not None and last[0] in ("invoke", "offsets-committed")
 
     def __str__(self) -> str:
-        return f"{self.app} has sent >= {self.after} outputs and holds a batch not yet committed"
+        return f"{self.app} has sent >= {self.after} outputs and is between a batch's outputs and its commit"
 
 
 @dataclass(frozen=True)

@@ -13,27 +13,34 @@ collects them (a killed incarnation has none), with each incarnation's wall-cloc
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from harness import stopping
+from harness.history import ledger
 
 # Builds incarnation n's spec (a JSON-able dict) from its ledger and the earlier ones.
 SpecFor = Callable[[Path, list[Path]], dict[str, Any]]
 # The command line of an incarnation, from the path its spec was written to and the spec.
 Command = Callable[[Path, dict[str, Any]], list[str]]
+_SOURCE = Path(__file__).resolve().parents[2]  # the folder holding this harness package
 
 
-def python_app(module: str) -> Command:
-    """A Python app of this harness: ``python -m MODULE SPEC.json`` with this interpreter."""
-    return lambda spec_path, spec: [sys.executable, "-m", module, str(spec_path)]
+def python_app(module: str, path: Sequence[Path] = ()) -> Command:
+    """A Python app of this harness: ``python -m MODULE SPEC.json`` with this interpreter; with
+    ``path``, those folders come first on its import path (another confluent-kafka), then this
+    harness's own source, then this interpreter's packages."""
+    # `env` replaces itself with the app: the process the harness signals is the app's own.
+    prefix = ["env", f"PYTHONPATH={os.pathsep.join(map(str, [*path, _SOURCE]))}"] if path else []
+    return lambda spec_path, spec: [*prefix, sys.executable, "-m", module, str(spec_path)]
 
 
 @dataclass
@@ -52,8 +59,13 @@ class Incarnation:
 
 
 class AppProcess:
-    def __init__(self, name: str, run_dir: Path, spec_for: SpecFor, command: Command) -> None:
+    def __init__(
+        self, name: str, run_dir: Path, spec_for: SpecFor, command: Command, env: dict[str, str] | None = None
+    ) -> None:
+        """``env``: variables every incarnation gets over the harness's own environment (a
+        user's app reads its topics and servers there: harness.userapps.contract)."""
         self.name, self.run_dir, self.spec_for, self.command = name, run_dir, spec_for, command
+        self.env = {**os.environ, **env} if env else None
         self.incarnations: list[Incarnation] = []
         self._lock = threading.Lock()
 
@@ -63,16 +75,18 @@ class AppProcess:
     def start(self) -> None:
         with self._lock:
             n = len(self.incarnations) + 1
-            ledger = self._ledger(n)
-            ledger.parent.mkdir(parents=True, exist_ok=True)
+            ledger_path = self._ledger(n)
+            ledger_path.parent.mkdir(parents=True, exist_ok=True)
             spec_path = self.run_dir / f"{self.name}.{n}.spec.json"
-            spec = self.spec_for(ledger, [i.ledger for i in self.incarnations])
+            spec = self.spec_for(ledger_path, [i.ledger for i in self.incarnations])
             spec_path.write_text(json.dumps(spec, indent=2))
             out = self.run_dir / f"{self.name}.{n}.out"
             with out.open("wb") as sink:
                 # A session of its own: only the harness decides when an app stops (harness.stopping).
-                proc = stopping.start(self.command(spec_path, spec), stdout=sink, stderr=subprocess.STDOUT)
-            incarnation = Incarnation(n, ledger, out, proc, time.time())
+                proc = stopping.start(
+                    self.command(spec_path, spec), stdout=sink, stderr=subprocess.STDOUT, env=self.env
+                )
+            incarnation = Incarnation(n, ledger_path, out, proc, time.time())
             threading.Thread(target=incarnation._watch, name=f"{self.name}.{n}-exit", daemon=True).start()
             self.incarnations.append(incarnation)
 
@@ -119,7 +133,7 @@ class AppProcess:
 
     def sent(self) -> int:
         """Sends invoked so far, by every incarnation (its ledgers' ``invoke`` lines)."""
-        return sum(path.read_bytes().count(b"\ninvoke,") for path in self.ledgers())
+        return sum(ledger.count(path.read_bytes(), "invoke") for path in self.ledgers())
 
     def commits(self) -> int:
         """Commits asked for so far, by every incarnation: transactions (``txn-commit`` lines)

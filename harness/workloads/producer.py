@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
-from harness.configcheck.catalogue import Kind
 from harness.faults.roles import TxnCoordinator
 from harness.jvm import java_clients
+from harness.kafkaconfig.catalogue import Kind
 from harness.workloads import clients
 from harness.workloads.apps.producer import ProducerSpec
 from harness.workloads.base import Plan, Side
@@ -55,10 +55,13 @@ class ProducerWorkload:
     on_commit_error: str = "retry"
     commit_timeout_s: float = 60.0
     pause_after_abort_ms: int = 0  # the app backs off this long after a transaction failed and was aborted
+    source_header: bool = False  # every record's id in a header too (the input of a user's app)
     user: str = ""  # the producer's SASL login on a secured cluster; "": the harness's own
     hijacker: Hijacker | None = None
     client: str = clients.LIBRDKAFKA  # or clients.JAVA
-    client_version: str = ""  # the Java client's; "": the cluster's Kafka version
+    # confluent-kafka's release (librdkafka) or kafka-clients' (java); "": the default
+    # (clients.version_for: the harness's own confluent-kafka, the cluster's Kafka version)
+    client_version: str = ""
     # Java client settings in its own names, over the translated ones: a user's Java file,
     # verbatim (verify-config --client java).
     java_config: dict[str, Any] = field(default_factory=dict)
@@ -68,6 +71,12 @@ class ProducerWorkload:
     # No partition of the topic is led by the transaction coordinator's broker: a fault on
     # that broker's client link then reaches the transaction requests alone, not the sends.
     leaders_off_coordinator: bool = False
+    # ... and all of them led by one broker, so one Produce request can carry every partition.
+    one_leader: bool = False
+    # Each transaction's first record goes alone and is acknowledged before the rest are sent:
+    # its partition then has the transaction open at its leader when the others join it.
+    open_first: bool = False
+    client_choices: ClassVar[tuple[str, ...]] = clients.CLIENTS
 
     def plan(self, side: Side) -> Plan:
         cluster = side.cluster
@@ -79,9 +88,11 @@ class ProducerWorkload:
         if self.leaders_off_coordinator:
             cluster.ensure_transaction_log()
             avoid = TxnCoordinator(config["transactional.id"]).resolve(cluster)[0]
-        cluster.create_topic(topic, self.partitions, config=side.topic_config, leaders_not_on=avoid)
+        cluster.create_topic(
+            topic, self.partitions, config=side.topic_config, leaders_not_on=avoid, one_leader=self.one_leader
+        )
         client = clients.check(self.client)
-        version = self.client_version or cluster.settings.kafka_version
+        version = clients.version_for(clients.ClientSpec(client, self.client_version), cluster.settings.kafka_version)
         command = clients.app_command(client, PYTHON_APP, java_clients.PRODUCER_APP, cluster.settings, version)
         app_config = config
         if client == clients.JAVA:
@@ -106,7 +117,9 @@ class ProducerWorkload:
             budget_s=self.count / self.rate_per_s + _SLACK_S,
             transactional_ids=[config["transactional.id"]] if "transactional.id" in config else [],
             client=client,
-            client_version=version if client == clients.JAVA else "",
+            client_version=version,
+            client_requested=self.client_version,
+            client_package=clients.package(client),
         )
 
 
@@ -134,6 +147,8 @@ def producer_spec(
                 on_commit_error=w.on_commit_error,
                 commit_timeout_s=w.commit_timeout_s,
                 pause_after_abort_ms=w.pause_after_abort_ms,
+                open_first=w.open_first,
+                source_header=w.source_header,
                 resume=producer_resume(earlier, session, "transactional.id" in config),
                 login=login,
             )

@@ -30,7 +30,7 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 import pyarrow.compute as pc
@@ -45,6 +45,7 @@ from harness.history.columns import History, view_path
 from harness.history.readback import read_back
 from harness.jvm import java_clients
 from harness.settings import HARNESS_CLIENT_LOG_LEVEL
+from harness.workloads import clients
 from harness.workloads.base import Plan, Side
 from harness.workloads.input import INPUT_PRODUCER, fill
 from harness.workloads.process import AppProcess
@@ -79,9 +80,10 @@ def streams_app(i: int) -> str:
 
 
 def client_version(kafka_version: str) -> str:
-    """The kafka-streams version the app runs on against brokers of ``kafka_version`` (4.4.0 is not
-    on Maven Central: the newest that is)."""
-    return java_clients.artifact_version("kafka-streams", kafka_version)
+    """The kafka-streams release the app runs on against brokers of ``kafka_version`` unless the
+    workload asks for another: the cluster's own, or the newest on Maven Central if older (4.4.0
+    is not there)."""
+    return clients.version_for(clients.ClientSpec(clients.JAVA), kafka_version, streams=True)
 
 
 def app_spec(
@@ -127,6 +129,9 @@ class StreamsWorkload:
     wipe_state: bool = False
     # Further Streams and client properties, over STREAMS_DEFAULTS; the variant's config goes over these.
     config: dict[str, Any] = field(default_factory=dict)
+    client: str = clients.JAVA  # Streams is Java's: the only choice is kafka-streams' release
+    client_version: str = ""  # kafka-streams'; "": the default (clients.version_for)
+    client_choices: ClassVar[tuple[str, ...]] = (clients.JAVA,)
 
     def plan(self, side: Side) -> Plan:
         cluster, run_dir = side.cluster, side.run_dir
@@ -136,7 +141,7 @@ class StreamsWorkload:
         input_ledgers = fill(
             cluster, run_dir, source, ProducerWorkload(count=self.inputs, keys=self.keys), INPUT_PRODUCER
         )
-        version = client_version(cluster.settings.kafka_version)
+        version = self.client_version or client_version(cluster.settings.kafka_version)
         java = java_clients.command(cluster.settings, version, STREAMS_APP, streams=True)
         base = app_spec(
             cluster,
@@ -172,6 +177,10 @@ class StreamsWorkload:
             budget_s=2 * self.inputs * max(self.delay_ms_per_record, _MIN_MS_PER_RECORD) / 1000 + _SLACK_S,
             prefix_ledgers=input_ledgers,
             sink=StreamsResults(output, totals, base["application_id"], run_dir),
+            client=clients.JAVA,
+            client_version=version,
+            client_requested=self.client_version,
+            client_package=clients.package(clients.JAVA, streams=True),
         )
 
 

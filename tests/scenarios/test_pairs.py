@@ -24,16 +24,16 @@ import pytest
 
 import scenarios
 from harness.cluster.kafka import KafkaCluster
+from harness.recheck import recheck
 from harness.report.page import REPORT
 from harness.report.run_folder import folder_of
 from harness.runner import run_pair, run_variant
 from harness.scenario import on_client
-from harness.verdict.recheck import recheck
 from harness.verdict.summary import pair_summary
-from harness.workloads.clients import JAVA
+from harness.workloads.clients import JAVA, ClientSpec
 
 SCENARIOS = list(scenarios.all_scenarios())
-ON_JAVA = ("A1", "A2", "A4", "B1", "B2a", "B2b", "B3", "B11")
+ON_JAVA = ("A1", "A2", "A4", "B1", "B2a", "B2b", "B3", "B11", "B13")
 CASES = [pytest.param(sid, "", id=sid) for sid in SCENARIOS] + [
     pytest.param(sid, JAVA, id=f"{sid}-java") for sid in ON_JAVA
 ]
@@ -49,7 +49,7 @@ def test_every_idempotent_producer_row_of_the_book_has_a_scenario() -> None:
 def test_pair(cluster: KafkaCluster, tmp_path: Path, report: Any, scenario_id: str, client: str) -> None:
     chosen = scenarios.get(scenario_id)
     if client:
-        chosen = on_client(chosen, client)
+        chosen = on_client(chosen, ClientSpec(client))
     pair = run_pair(cluster, chosen, tmp_path)
     report(f"{pair_summary(pair)}\n  report: {folder_of(pair) / REPORT}")
     # A research pair claims nothing: it must run to the end and report its findings.

@@ -74,8 +74,9 @@ func (h RequestHeader) Plausible() bool {
 	return h.API != nil && h.Version >= 0 && h.Version <= 30 && h.CorrelationID >= 0
 }
 
-// RequestFields reads the leading fields the table lists for this API and version; those the
-// frame's head does not reach are left out.
+// RequestFields reads the leading fields the table lists for this API and version (into an
+// array's first element where the table goes on after it); those the frame's head does not
+// reach are left out.
 func RequestFields(h RequestHeader, frame []byte) map[string]any {
 	fields := map[string]any{}
 	if h.API == nil {
@@ -89,6 +90,12 @@ func RequestFields(h RequestHeader, frame []byte) map[string]any {
 		v, err := r.field(f.Type)
 		if err != nil {
 			break
+		}
+		if f.Type == "array" {
+			if v.(int64) < 1 {
+				break // the fields that follow are its first element's
+			}
+			continue
 		}
 		if v != nil {
 			fields[f.Name] = v

@@ -2,6 +2,7 @@ package kafkaproto
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"kafka-eos-harness/toxiproxy/kafkaproto/recordedtest"
@@ -111,5 +112,22 @@ func TestApiVersionsAnswersWithAClassicHeader(t *testing.T) {
 	api, _ := Lookup("ApiVersions")
 	if !api.ResponseHeaderV0 || !api.Flexible(3) {
 		t.Fatal("ApiVersions v3+ is flexible but answers with a v0 header")
+	}
+}
+
+// A partition leader's verification (AddPartitionsToTxn v4+, broker to broker) names its
+// transactional.id inside its transactions array: the table walks into the first element.
+func TestBrokerVerificationNamesItsTransaction(t *testing.T) {
+	e := recordedtest.Find(t, "broker", "AddPartitionsToTxn", 5)
+	h, err := ParseRequestHeader(e.Request)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fields := RequestFields(h, e.Request)
+	if id, _ := fields["transactional_id"].(string); !strings.HasPrefix(id, "r5-app") {
+		t.Fatalf("transactional.id %q, want the R5 app's", id)
+	}
+	if _, ok := fields["partition"].(int64); !ok || fields["verify_only"] != true {
+		t.Fatalf("the first partition it verifies not read: %v", fields)
 	}
 }

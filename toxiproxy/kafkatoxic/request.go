@@ -34,7 +34,9 @@ type requestConfig struct {
 	TransactionalID string  `json:"transactional_id"` // only requests naming it (empty: any)
 	GroupID         string  `json:"group_id"`
 	ClientID        string  `json:"client_id"`
-	Disarmed        bool    `json:"disarmed"` // set to stop acting; what is held still goes on time
+	// Only requests whose leading fields (apis.json) have these values, e.g. {"partition": 1}.
+	Where    map[string]any `json:"where,omitempty"`
+	Disarmed bool           `json:"disarmed"` // set to stop acting; what is held still goes on time
 }
 
 func (c *requestConfig) check() (*kafkaproto.API, error) {
@@ -135,7 +137,8 @@ func (t *RequestToxic) decide(s *requestState, piece []byte) {
 	}
 	fields := kafkaproto.RequestFields(h, piece)
 	if !matches(t.cfg.TransactionalID, fields, "transactional_id") || !matches(t.cfg.GroupID, fields, "group_id") ||
-		(t.cfg.ClientID != "" && t.cfg.ClientID != h.ClientID) || !t.trigger.fire(&t.cfg) {
+		(t.cfg.ClientID != "" && t.cfg.ClientID != h.ClientID) || !where(t.cfg.Where, fields) ||
+		!t.trigger.fire(&t.cfg) {
 		return
 	}
 	hit := Hit{
@@ -165,6 +168,18 @@ func (t *RequestToxic) decide(s *requestState, piece []byte) {
 
 // How long after a late copy went on the connection stays open for the broker's answer to it.
 const answerWait = 5 * time.Second
+
+// where says whether every field named has the value given (numbers compared by their text:
+// JSON gives float64, the reader int64).
+func where(want map[string]any, fields map[string]any) bool {
+	for name, value := range want {
+		got, ok := fields[name]
+		if !ok || fmt.Sprint(got) != fmt.Sprint(value) {
+			return false
+		}
+	}
+	return true
+}
 
 func matches(want string, fields map[string]any, name string) bool {
 	if want == "" {

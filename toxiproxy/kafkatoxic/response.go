@@ -46,6 +46,7 @@ func actOnAnswer(v *valve, piece []byte) {
 		brokerCode = &code
 	}
 	a.toxic.responded(a.hit, brokerCode)
+	defer a.seen()
 	cfg := a.toxic.config()
 	switch cfg.Action {
 	case CutAfter:

@@ -45,11 +45,13 @@ func redeemToken(token int32) (answer, bool) {
 	tokens.Lock()
 	defer tokens.Unlock()
 	a, ok := tokens.pending[token]
-	if ok {
-		delete(tokens.pending, token)
-		close(a.came)
-	}
+	delete(tokens.pending, token)
 	return a, ok
+}
+
+// seen tells whoever waits for the answer (cameBack) that it has come and is recorded.
+func (a answer) seen() {
+	close(a.came)
 }
 
 // cameBack is closed once the answer a token stands for has come back (nil: not a token of ours).

@@ -92,7 +92,7 @@ func TestUnmatchedTrafficPassesUntouched(t *testing.T) {
 	l := run(t, toxic)
 	stream := cat(metadata(t), produce(t), metadata(t))
 	l.send(stream[:10], stream[10:700], stream[700:])
-	if got, _ := l.collect(200 * time.Millisecond); !bytes.Equal(got, stream) {
+	if got, _ := l.collect(500 * time.Millisecond); !bytes.Equal(got, stream) {
 		t.Fatalf("passed %d of %d bytes, or changed them", len(got), len(stream))
 	}
 	if fired, _, _ := state(t, toxic); fired != 0 {
@@ -103,18 +103,18 @@ func TestUnmatchedTrafficPassesUntouched(t *testing.T) {
 // hold: the request and what follows it on the connection wait, then go on in order; other
 // bytes before it were not held.
 func TestHoldDelaysTheRequestAndWhatFollows(t *testing.T) {
-	toxic := requestToxic(t, `{"api": "EndTxn", "action": "hold", "duration_ms": 300, "times": 1}`)
+	toxic := requestToxic(t, `{"api": "EndTxn", "action": "hold", "duration_ms": 1000, "times": 1}`)
 	l := run(t, toxic)
 	before, held, after := metadata(t), endTxn(t).Request, produce(t)
 	l.send(before, held, after)
-	first, _ := l.collect(150 * time.Millisecond)
+	first, _ := l.collect(400 * time.Millisecond)
 	if !bytes.Equal(first, before) {
 		t.Fatalf("before the hold ran out: %d bytes, want the %d before the EndTxn", len(first), len(before))
 	}
 	if _, pending, hits := state(t, toxic); pending != 2 || len(hits) != 1 || hits[0].DeliveredAt != nil {
 		t.Fatalf("while held (the hold and its tagged answer to come): pending %d, hits %+v", pending, hits)
 	}
-	rest, _ := l.collect(400 * time.Millisecond)
+	rest, _ := l.collect(1500 * time.Millisecond)
 	if !sameButCorrelation(rest, cat(held, after)) {
 		t.Fatal("held bytes not released in order")
 	}
@@ -136,18 +136,18 @@ func sameButCorrelation(got, want []byte) bool {
 // The client gives up and closes the connection: the late copy still reaches the broker, and the
 // connection stays open until the broker's answer to it is seen (here: at once, as the broker).
 func TestHeldRequestStillArrivesAfterTheClientClosed(t *testing.T) {
-	toxic := requestToxic(t, `{"api": "EndTxn", "action": "hold", "duration_ms": 200}`)
+	toxic := requestToxic(t, `{"api": "EndTxn", "action": "hold", "duration_ms": 300}`)
 	l, answers := run(t, toxic), run(t, new(ResponseToxic))
 	l.send(endTxn(t).Request)
 	close(l.in)
-	got, closed := l.collect(400 * time.Millisecond)
+	got, closed := l.collect(1200 * time.Millisecond)
 	if !sameButCorrelation(got, endTxn(t).Request) || closed {
 		t.Fatalf("delivered %d bytes, closed %v: want the late copy, the connection open for its answer", len(got), closed)
 	}
 	answer := append([]byte{}, endTxn(t).Response...)
 	kafkaproto.SetCorrelation(answer, kafkaproto.ResponseCorrelationAt, kafkaproto.Correlation(got, kafkaproto.RequestCorrelationAt))
 	answers.send(answer)
-	if _, closed := l.collect(300 * time.Millisecond); !closed {
+	if _, closed := l.collect(1000 * time.Millisecond); !closed {
 		t.Fatal("not closed once the answer came")
 	}
 	_, pending, hits := state(t, toxic)
@@ -174,7 +174,7 @@ func exchangeThrough(t *testing.T, toxic *RequestToxic, before, after []byte) (*
 	requests, responses := run(t, toxic), run(t, new(ResponseToxic))
 	exchange := endTxn(t)
 	requests.send(exchange.Request)
-	sent, _ := requests.collect(100 * time.Millisecond)
+	sent, _ := requests.collect(500 * time.Millisecond)
 	if !bytes.Equal(sent[kafkaproto.RequestCorrelationAt+4:], exchange.Request[kafkaproto.RequestCorrelationAt+4:]) {
 		t.Fatal("the request was changed beyond its correlation id")
 	}
@@ -194,7 +194,7 @@ func TestCutAfterClosesInPlaceOfTheAnswer(t *testing.T) {
 	toxic := requestToxic(t, `{"api": "EndTxn", "action": "cut_after"}`)
 	earlier := recordedtest.Find(t, "librdkafka", "Metadata", 12).Response
 	responses, _ := exchangeThrough(t, toxic, earlier, earlier)
-	got, closed := responses.collect(200 * time.Millisecond)
+	got, closed := responses.collect(500 * time.Millisecond)
 	if !bytes.Equal(got, earlier) || !closed {
 		t.Fatalf("passed %d bytes (closed %v): want only the answer before it, then closed", len(got), closed)
 	}
@@ -206,12 +206,12 @@ func TestCutAfterClosesInPlaceOfTheAnswer(t *testing.T) {
 // The request travels with a token; on the way back the response toxic restores the client's
 // correlation id and holds the answer.
 func TestDelayResponseHoldsTheAnswer(t *testing.T) {
-	toxic := requestToxic(t, `{"api": "EndTxn", "action": "delay_response", "duration_ms": 250}`)
+	toxic := requestToxic(t, `{"api": "EndTxn", "action": "delay_response", "duration_ms": 800}`)
 	responses, exchange := exchangeThrough(t, toxic, nil, nil)
-	if early, _ := responses.collect(120 * time.Millisecond); len(early) != 0 {
+	if early, _ := responses.collect(300 * time.Millisecond); len(early) != 0 {
 		t.Fatal("the answer was not held")
 	}
-	late, _ := responses.collect(300 * time.Millisecond)
+	late, _ := responses.collect(1500 * time.Millisecond)
 	if !bytes.Equal(late, exchange.Response) {
 		t.Fatal("the answer did not come back with the client's correlation id")
 	}
@@ -223,7 +223,7 @@ func TestDelayResponseHoldsTheAnswer(t *testing.T) {
 func TestErrorReplacesTheBrokersCode(t *testing.T) {
 	toxic := requestToxic(t, `{"api": "EndTxn", "action": "error", "error_code": 51}`)
 	responses, exchange := exchangeThrough(t, toxic, nil, nil)
-	got, _ := responses.collect(100 * time.Millisecond)
+	got, _ := responses.collect(500 * time.Millisecond)
 	api, _ := kafkaproto.Lookup("EndTxn")
 	at, _ := kafkaproto.ResponseErrorAt(api, exchange.Version, got)
 	if at < 0 || got[at+1] != 51 || kafkaproto.Correlation(got, 4) != kafkaproto.Correlation(exchange.Response, 4) {
@@ -271,8 +271,17 @@ func TestFiltersOnTheTransactionalID(t *testing.T) {
 	toxic := requestToxic(t, `{"api": "EndTxn", "action": "drop", "transactional_id": "another-app"}`)
 	l := run(t, toxic)
 	l.send(endTxn(t).Request)
-	if got, _ := l.collect(150 * time.Millisecond); !bytes.Equal(got, endTxn(t).Request) {
+	if got, _ := l.collect(500 * time.Millisecond); !bytes.Equal(got, endTxn(t).Request) {
 		t.Fatal("an EndTxn of another transactional.id was acted on")
+	}
+}
+
+func TestWhereFiltersOnALeadingField(t *testing.T) {
+	committed := requestToxic(t, `{"api": "EndTxn", "action": "drop", "where": {"committed": false}}`)
+	l := run(t, committed)
+	l.send(endTxn(t).Request) // a commit: not an abort
+	if got, _ := l.collect(500 * time.Millisecond); !bytes.Equal(got, endTxn(t).Request) {
+		t.Fatal("a commit matched a filter on aborts")
 	}
 }
 
@@ -283,7 +292,7 @@ func TestDisarmedToxicOnlyPasses(t *testing.T) {
 	}
 	l := run(t, toxic)
 	l.send(endTxn(t).Request)
-	if got, _ := l.collect(150 * time.Millisecond); !bytes.Equal(got, endTxn(t).Request) {
+	if got, _ := l.collect(500 * time.Millisecond); !bytes.Equal(got, endTxn(t).Request) {
 		t.Fatal("a disarmed toxic acted")
 	}
 }
@@ -293,14 +302,14 @@ func TestRemovalReleasesWhatIsHeld(t *testing.T) {
 	toxic := requestToxic(t, `{"api": "EndTxn", "action": "hold", "duration_ms": 60000}`)
 	l := run(t, toxic)
 	l.send(endTxn(t).Request, metadata(t))
-	if got, _ := l.collect(100 * time.Millisecond); len(got) != 0 {
+	if got, _ := l.collect(500 * time.Millisecond); len(got) != 0 {
 		t.Fatal("not held")
 	}
 	if !l.stub.InterruptToxic() {
 		t.Fatal("could not interrupt")
 	}
 	toxic.Cleanup(l.stub)
-	if got, _ := l.collect(100 * time.Millisecond); !sameButCorrelation(got, cat(endTxn(t).Request, metadata(t))) {
+	if got, _ := l.collect(500 * time.Millisecond); !sameButCorrelation(got, cat(endTxn(t).Request, metadata(t))) {
 		t.Fatal("removal did not release the held bytes in order")
 	}
 }

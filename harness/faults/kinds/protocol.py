@@ -34,8 +34,9 @@ from __future__ import annotations
 import json
 import random
 import time
+from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from confluent_kafka import KafkaError
 
@@ -45,6 +46,9 @@ from harness.errors import HarnessError
 from harness.faults.kinds.base import PROTOCOL, Context, DrawContext, FaultKind, Heal
 from harness.faults.roles import Target
 from harness.faults.specs import FaultSpec, Listeners, on_links
+
+if TYPE_CHECKING:
+    from harness.faults.inject import Faults
 
 ACTIONS = ("hold", "drop", "cut_after", "delay_response", "error")
 # Every action but drop tags the request, so its answer is seen on the way back (by a
@@ -74,13 +78,15 @@ def protocol(
     transactional_id: str = "",
     group_id: str = "",
     client_id: str = "",
+    where: dict[str, Any] | None = None,
     listener: Listeners = "client",
 ) -> FaultSpec:
     """Act on requests of Kafka API ``api`` (e.g. "EndTxn") on the target's links: ``action`` is
     hold, drop, cut_after, delay_response (both for ``duration_ms``) or error (answer with
     Kafka error ``error``, e.g. "NOT_COORDINATOR"). Only requests naming ``transactional_id``,
-    ``group_id`` or ``client_id``, when given; from the ``after``-th match, ``times`` of them
-    (0: every one), each with ``probability`` drawn from ``seed``."""
+    ``group_id`` or ``client_id``, and whose leading fields have the values ``where`` gives
+    (e.g. ``{"partition": 1}``: the API table's field names), when given; from the ``after``-th
+    match, ``times`` of them (0: every one), each with ``probability`` drawn from ``seed``."""
     table = apis()
     if api not in table:
         raise ValueError(f"unknown Kafka API {api!r}; one of {', '.join(sorted(table))}")
@@ -88,10 +94,10 @@ def protocol(
         raise ValueError(f"unknown protocol action {action!r}; one of {', '.join(ACTIONS)}")
     if action in ("hold", "delay_response") and duration_ms <= 0:
         raise ValueError(f"{action} needs duration_ms > 0")
-    fields = {f[0] for f in table[api].get("request", [])}
-    for name, value in (("transactional_id", transactional_id), ("group_id", group_id)):
-        if value and name not in fields:
-            raise ValueError(f"{api} requests name no {name}; leave that filter out")
+    fields = {f[0] for f in table[api].get("request", []) if f[1] != "array"}
+    for name, value in (("transactional_id", transactional_id), ("group_id", group_id), *(where or {}).items()):
+        if value != "" and name not in fields:
+            raise ValueError(f"{api} requests have no field {name} the toxics read; one of {sorted(fields) or 'none'}")
     if after < 1 or times < 0 or not 0 < probability <= 1:
         raise ValueError("after must be >= 1, times >= 0 (0: every one), probability in (0, 1]")
     params: dict[str, Any] = {"api": api, "action": action}
@@ -106,6 +112,8 @@ def protocol(
     params.update({k: v for k, v in (("transactional_id", transactional_id), ("group_id", group_id)) if v})
     if client_id:
         params["client_id"] = client_id
+    if where:
+        params["where"] = dict(where)
     direction = "both" if action in ANSWER_SEEN else "to_broker"
     return on_links("protocol", target, listener, direction, **params)
 
@@ -160,16 +168,37 @@ def start(ctx: Context, spec: FaultSpec, brokers: list[int]) -> Heal:
             ) from exc
         raise
     broker_of = {proxy: b for b in brokers for proxy in ctx.proxy_names(spec, [b])}
-    wait_s = spec.params.get("duration_ms", 0) / 1000 + _HEAL_SLACK_S
+    return Active(ctx, attributes, requests, answers, broker_of, spec.params.get("duration_ms", 0) / 1000)
 
-    def heal() -> dict[str, Any]:
-        for proxy, name in requests:
-            ctx.proxies.update_toxic(proxy, name, {**attributes, "disarmed": True})
-        shown = _settled(ctx, requests, wait_s)
-        for proxy, name in requests + answers:
-            ctx.proxies.remove_toxic(proxy, name)
+
+class Active:
+    """A protocol fault in place: called, it heals (``Heal``); meanwhile it can say how many
+    requests it has hit so far (``hit_count``, for ``Hits``)."""
+
+    def __init__(
+        self,
+        ctx: Context,
+        attributes: dict[str, Any],
+        requests: list[tuple[str, str]],
+        answers: list[tuple[str, str]],
+        broker_of: dict[str, int],
+        held_s: float,
+    ) -> None:
+        self.ctx, self.attributes, self.requests, self.answers = ctx, attributes, requests, answers
+        self.broker_of, self.wait_s = broker_of, held_s + _HEAL_SLACK_S
+
+    def hit_count(self) -> int:
+        return sum(self.ctx.proxies.toxic(proxy, name)["attributes"]["fired"] for proxy, name in self.requests)
+
+    def __call__(self) -> dict[str, Any]:
+        """Stop new matches, wait for what is held to go on, read the hits, remove the toxics."""
+        for proxy, name in self.requests:
+            self.ctx.proxies.update_toxic(proxy, name, {**self.attributes, "disarmed": True})
+        shown = _settled(self.ctx, self.requests, self.wait_s)
+        for proxy, name in self.requests + self.answers:
+            self.ctx.proxies.remove_toxic(proxy, name)
         hits = [
-            {**hit, **_error_name(hit), "broker": broker_of[proxy], "proxy": proxy}
+            {**hit, **_error_name(hit), "broker": self.broker_of[proxy], "proxy": proxy}
             for proxy, state in shown.items()
             for hit in state.get("hits") or []
         ]
@@ -178,7 +207,28 @@ def start(ctx: Context, spec: FaultSpec, brokers: list[int]) -> Heal:
             "matched": sum(state.get("matched", 0) for state in shown.values()),
         }
 
-    return heal
+
+@dataclass(frozen=True)
+class Hits:
+    """A condition: a protocol fault of this side on Kafka API ``api``, still in place, has hit
+    at least ``at_least`` requests (e.g. a request it holds is on the wire: what a second
+    fault may wait for)."""
+
+    api: str
+    at_least: int = 1
+
+    def holds(self, faults: Faults) -> bool:
+        return any(
+            i.spec.kind == "protocol"
+            and i.spec.params["api"] == self.api
+            and i.healed_at is None
+            and isinstance(i.undo, Active)
+            and i.undo.hit_count() >= self.at_least
+            for i in faults.log
+        )
+
+    def __str__(self) -> str:
+        return f"a protocol fault on {self.api} hit >= {self.at_least} request(s)"
 
 
 def _error_name(hit: dict[str, Any]) -> dict[str, str]:

@@ -41,13 +41,14 @@ from typing import Any
 from confluent_kafka import KafkaError, KafkaException, Message, Producer
 
 from harness.history.ledger import LedgerWriter
-from harness.history.records import decode_id, encode_value, make_id
+from harness.history.records import SOURCE_HEADER, decode_id, encode_source, encode_value, make_id
 from harness.workloads.apps.transactions import (
     ABORTED,
     FENCED_EXIT,
     aborts_on_purpose,
     end_transaction,
     fenced,
+    print_report,
     report_progress_with,
 )
 
@@ -79,6 +80,12 @@ class ProducerSpec:
     # After a transaction the app did not mean to abort was aborted (a send failed), wait this
     # long before the next one, as apps back off after an error.
     pause_after_abort_ms: int = 0
+    # With a transactional.id: each transaction's first record is sent alone and acknowledged
+    # before the rest (its partition's leader has the transaction open when the others join).
+    open_first: bool = False
+    # Each record also carries its id in the header harness.history.records.SOURCE_HEADER (the
+    # input of a user's own app: harness.userapps.contract).
+    source_header: bool = False
     flush_timeout_s: float = 120.0
     # A restarted app's plan (harness.workloads.resume.producer_resume); None on a first start.
     resume: dict[str, Any] | None = None
@@ -178,9 +185,10 @@ class _Sender:
         self.ledger.invokes(spec.session, ids, spec.topic, keys, txn)
         for n, (record_id, key) in enumerate(zip(ids, keys, strict=True)):
             value = encode_value(record_id, spec.value_bytes)
+            headers = [(SOURCE_HEADER, encode_source(record_id))] if spec.source_header else None
             while True:
                 try:
-                    self.producer.produce(spec.topic, value, key, on_delivery=self._on_delivery)
+                    self.producer.produce(spec.topic, value, key, headers=headers, on_delivery=self._on_delivery)
                     break
                 except BufferError:  # local queue full: let deliveries drain
                     self.poll(0.1)
@@ -276,7 +284,11 @@ def _run_transactions(spec: ProducerSpec, sender: _Sender, seqs: list[int], firs
         ledger.txn("begin", spec.session, txn)
         until = time.monotonic() + spec.txn_ms / 1000 if spec.txn_ms else math.inf
         try:
-            sent = sender.send(seqs[done : done + spec.txn_size], txn, until)
+            sent = 0
+            if spec.open_first:
+                sent = sender.send(seqs[done : done + 1], txn, until)
+                sender.drain(spec.flush_timeout_s)
+            sent += sender.send(seqs[done + sent : done + spec.txn_size], txn, until)
         except KafkaException as exc:
             # The transaction failed under its sends: the rest of its records are not sent (as in
             # the Java app); its end finds the failure and aborts it, or says it is fatal.
@@ -302,7 +314,7 @@ def _run_transactions(spec: ProducerSpec, sender: _Sender, seqs: list[int], firs
 def main() -> None:
     spec = ProducerSpec(**json.loads(Path(sys.argv[1]).read_text()))
     report = run(spec)
-    print(json.dumps(report), flush=True)
+    print_report(report)
     sys.exit(2 if "setup_error" in report else FENCED_EXIT if "fenced" in report else 0)
 
 

@@ -1,4 +1,5 @@
-"""Ending a transaction the same way in every app: commit, or abort on purpose, recording each step.
+"""Ending a transaction the same way in every app: commit, or abort on purpose, recording each step;
+and the report every app prints as its last line, naming the client release it ran on.
 
 The ledger gets ``txn-commit`` before the commit is asked for and ``txn-committed`` after
 it returns, so a crash in between leaves the outcome visibly unknown. An abortable error
@@ -16,6 +17,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import confluent_kafka
 from confluent_kafka import KafkaError, KafkaException, Producer
 
 from harness.history.ledger import LedgerWriter
@@ -26,6 +28,14 @@ STUCK_EXIT = 4  # the app gave up on a client call that outlived its own timeout
 STUCK_GRACE_S = 15.0
 _progress: Callable[[], dict[str, Any]] = dict  # the app's report so far, for a report written in haste
 _FENCING = (KafkaError._FENCED, KafkaError.PRODUCER_FENCED, KafkaError.INVALID_PRODUCER_EPOCH)
+# What the app ran on: librdkafka's own release (confluent-kafka 2.16.1 bundles librdkafka
+# 2.16.0) and confluent-kafka's; an app may run on another release than the harness's own.
+CLIENT_RELEASE = {"client_version": confluent_kafka.libversion()[0], "confluent_kafka": confluent_kafka.version()[0]}
+
+
+def print_report(report: dict[str, Any]) -> None:
+    """The app's last line of output (harness.workloads.process reads it), with ``CLIENT_RELEASE``."""
+    print(json.dumps({**report, **CLIENT_RELEASE}), flush=True)
 
 
 def every_nth(n: int, i: int) -> bool:
@@ -115,7 +125,7 @@ def bounded(call: str, timeout_s: float) -> Iterator[None]:
 
     def give_up() -> None:
         waited = round(time.monotonic() - started, 1)
-        print(json.dumps({**_progress(), "stuck": {"call": call, "timeout_s": timeout_s, "waited_s": waited}}))
+        print_report({**_progress(), "stuck": {"call": call, "timeout_s": timeout_s, "waited_s": waited}})
         os._exit(STUCK_EXIT)
 
     timer = threading.Timer(timeout_s + STUCK_GRACE_S, give_up)

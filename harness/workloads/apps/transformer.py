@@ -7,11 +7,14 @@ is real. Each output gets a fresh id of the app's session and names its input as
 batch's ``invoke`` lines are written in one ``write()`` before any of its outputs is
 produced, and the outcome lines once per batch (``harness.history.ledger``).
 
-Two modes (``TransformerSpec.mode``):
+Three modes (``TransformerSpec.mode``, ``MODES``):
 
-- **plain**: produce the outputs of a batch, flush, then commit the consumer's offsets (an
-  ``offsets-commit`` ledger line first). A crash between the two reprocesses the batch
-  after a restart.
+- **plain** (at-least-once): produce the outputs of a batch, flush, then commit the
+  consumer's offsets (an ``offsets-commit`` ledger line first). A crash between the two
+  reprocesses the batch after a restart.
+- **at_most_once**: commit the batch's offsets first (``offsets-commit`` before the commit,
+  ``offsets-committed`` once it returned), then produce its outputs and flush. A crash
+  between the two loses the batch: the restarted app starts after it.
 - **transactional**: ``init_transactions``; per batch ``begin_transaction``, produce,
   ``send_offsets_to_transaction`` with the consumer's group metadata, commit. On an
   abortable error it aborts and rewinds to the committed offsets; when fenced it records
@@ -20,7 +23,7 @@ Two modes (``TransformerSpec.mode``):
 With ``sink_db`` set the effect of each input is a row in a SQLite database instead of a
 Kafka record (harness.workloads.apps.sqlite_sink): plain mode inserts the rows at once and commits offsets to
 Kafka afterwards; transactional mode writes rows and next offsets in one database
-transaction and takes its starting offsets from the database.
+transaction and takes its starting offsets from the database (at_most_once has no sink).
 
 ``bug_offsets_outside_txn_every`` is a **planted bug, for testing ``kafka-harness explore``**
 only: every n-th transaction's input offsets are committed by the consumer, at once and
@@ -28,12 +31,12 @@ outside the transaction (an ``offsets-commit`` line first, as in plain mode), in
 ``send_offsets_to_transaction``. Nothing shows it until the transaction fails to commit (a
 crash, an abort): its inputs are then marked done with no output for them (``eos_missing``).
 
-``pause_before_commit_ms`` is the time between producing a batch and committing it: the
-window a crash must hit to matter. The app stops once it has had nothing to do for
-``idle_exit_s``: every partition it owns read up to its end and every other partition of
-the input stored by the group up to its end (waiting for a rebalance or for another
-instance's pending offsets is not idleness); an app that owns no partition waits
-``join_grace_s`` before it looks.
+``pause_before_commit_ms`` is the time between a batch's two steps, producing it and
+committing it (in at_most_once: committing it and producing it): the window a crash must
+hit to matter. The app stops once it has had nothing to do for ``idle_exit_s``: every
+partition it owns read up to its end and every other partition of the input stored by the
+group up to its end (waiting for a rebalance or for another instance's pending offsets is
+not idleness); an app that owns no partition waits ``join_grace_s`` before it looks.
 Its last line of output is a JSON report (see ``harness.workloads.apps.producer``).
 """
 
@@ -59,9 +62,13 @@ from harness.workloads.apps.transactions import (
     end_transaction,
     every_nth,
     fenced,
+    print_report,
     report_progress_with,
     until_answered,
 )
+
+PLAIN, AT_MOST_ONCE, TRANSACTIONAL = "plain", "at_most_once", "transactional"
+MODES = (PLAIN, AT_MOST_ONCE, TRANSACTIONAL)
 
 
 @dataclass
@@ -72,7 +79,7 @@ class TransformerSpec:
     group_id: str
     ledger: str
     session: int
-    mode: str = "transactional"
+    mode: str = TRANSACTIONAL  # one of MODES
     transactional_id: str = ""  # transactional mode; empty: derived from the group and session
     batch_size: int = 50  # input records per transaction (or per offset commit)
     pause_before_commit_ms: int = 0
@@ -92,8 +99,10 @@ class TransformerSpec:
 
 class _App:
     def __init__(self, spec: TransformerSpec, ledger: LedgerWriter) -> None:
+        if spec.mode not in MODES or (spec.mode == AT_MOST_ONCE and spec.sink_db):
+            raise ValueError(f"mode {spec.mode!r}: one of {', '.join(MODES)}; {AT_MOST_ONCE} has no sink_db")
         self.spec, self.ledger = spec, ledger
-        self.transactional = spec.mode == "transactional"
+        self.transactional = spec.mode == TRANSACTIONAL
         self.errors: Counter[str] = Counter()
         self.counts = {"consumed": 0, "produced": 0, "batches": 0, "aborted": 0}
         self.consumer = Consumer(
@@ -167,6 +176,8 @@ class _App:
                     self._effects(batch, self.sink)
                 elif self.transactional:
                     self._transaction(batch)
+                elif spec.mode == AT_MOST_ONCE:
+                    self._at_most_once(batch)
                 else:
                     self._plain(batch)
                 self.counts["batches"] += 1
@@ -217,11 +228,12 @@ class _App:
     def _effects(self, batch: list[Message], sink: Sink) -> None:
         inputs = [decode_id(m.value()) for m in batch]
         if self.transactional:  # effects and offsets in one database transaction
-            time.sleep(self.spec.pause_before_commit_ms / 1000)
+            self._pause()
             sink.effects_with_offsets(inputs, {(m.topic(), m.partition()): m.offset() + 1 for m in batch})
             return
         for input_id in inputs:  # the side effect happens now, whatever follows
             sink.effect(input_id)
+        self._pause()
         self._commit_offsets()
 
     def _from_database(self, consumer: Consumer, partitions: list[TopicPartition]) -> None:
@@ -233,21 +245,36 @@ class _App:
         consumer.assign(partitions)
 
     def _plain(self, batch: list[Message]) -> None:
+        self._write(batch)
+        self._pause()
+        self._commit_offsets()
+
+    def _at_most_once(self, batch: list[Message]) -> None:
+        if self._commit_offsets():
+            self.ledger.offsets_committed(self.spec.session)
+        self._pause()
+        self._write(batch)
+
+    def _write(self, batch: list[Message]) -> None:
         self._emit(batch, None)
         self.producer.flush(60)
         self.ledger.flush()
-        self._commit_offsets()
 
-    def _commit_offsets(self) -> None:
+    def _pause(self) -> None:
         time.sleep(self.spec.pause_before_commit_ms / 1000)
+
+    def _commit_offsets(self) -> bool:
+        """The consumed positions committed; False when the group refused them."""
         self.ledger.offsets_commit(self.spec.session)
         try:
             self.consumer.commit(asynchronous=False)
         except KafkaException as exc:
-            # The group moved on (a rebalance while this app was away): the batch is
-            # written but its offsets are not, so whoever owns the partitions now
-            # processes it again. That is the control's anomaly, not a crash.
+            # The group moved on (a rebalance while this app was away): whoever owns the
+            # partitions now starts from the offsets committed before. After the outputs
+            # (plain) that repeats the batch: the control's anomaly, not a crash.
             self.errors[exc.args[0].name()] += 1
+            return False
+        return True
 
     def _transaction(self, batch: list[Message]) -> None:
         spec, p, c = self.spec, self.producer, self.consumer
@@ -258,15 +285,14 @@ class _App:
 
         def add_offsets() -> None:
             if every_nth(spec.bug_offsets_outside_txn_every, txn):  # the planted bug (module doc)
-                self.ledger.offsets_commit(spec.session)
-                c.commit(asynchronous=False)
+                self._commit_offsets()
             else:
 
                 def send_offsets_to_transaction(timeout_s: float) -> None:
                     p.send_offsets_to_transaction(c.position(c.assignment()), c.consumer_group_metadata(), timeout_s)
 
                 until_answered(send_offsets_to_transaction, 30, 5)
-            time.sleep(spec.pause_before_commit_ms / 1000)
+            self._pause()
 
         outcome = end_transaction(
             p, self.ledger, spec.session, txn, aborts_on_purpose(spec.abort_every, txn), add_offsets
@@ -289,7 +315,7 @@ def main() -> None:
     ledger = LedgerWriter(Path(spec.ledger))
     report = _App(spec, ledger).run()
     ledger.close()
-    print(json.dumps(report), flush=True)
+    print_report(report)
     sys.exit(FENCED_EXIT if "fenced" in report else 0)
 
 

@@ -1,4 +1,4 @@
-"""One catalogue of findings: the README's table, the verdict's counts and the scenarios'
+"""One catalogue of findings: docs/findings.md's table, the verdict's counts and the scenarios'
 expectations all come from it, and every history finder finds exactly what it declares."""
 
 from __future__ import annotations
@@ -11,21 +11,19 @@ import pytest
 import scenarios
 from harness.checker import catalogue
 from harness.checker.anomalies import CheckOptions
-from harness.checker.catalogue import CATALOGUE, HISTORY
+from harness.checker.catalogue import ANOMALIES, CATALOGUE, HISTORY
 from harness.checker.check import check
 from harness.checker.synthetic import MUTATIONS
 from harness.history import columns
 from harness.scenario import Variant
-from harness.verdict.judge import REQUIRED, judge
+from harness.verdict.document import REQUIRED
+from harness.verdict.judge import judge
+from tests.generated_docs import generated_table
+from tests.harness.checker.histories import INJECTIONS, build, every_anomaly
 
-README = Path(__file__).resolve().parents[3] / "README.md"
 
-
-def test_the_readme_table_is_the_catalogue() -> None:
-    text = README.read_text()
-    start = text.index("<!-- findings table")
-    table = text[text.index("\n", start) + 1 : text.index("<!-- end of findings table -->")].strip()
-    assert table == catalogue.markdown_table()
+def test_the_docs_table_is_the_catalogue() -> None:
+    assert generated_table("docs/findings.md", "findings") == catalogue.markdown_table()
 
 
 def test_names_are_unique_and_sources_known() -> None:
@@ -41,6 +39,22 @@ def test_every_history_finder_returns_exactly_its_declared_findings(tmp_path: Pa
     for finder in {d.finds for d in CATALOGUE if d.source == HISTORY}:
         declared = {d.name for d in CATALOGUE if d.finds is finder}
         assert set(finder(c)) == declared, finder.__name__
+
+
+def test_every_history_anomaly_has_a_function_in_each_engine_and_a_mutation() -> None:
+    """What docs/anomalies.md ("Add an anomaly") asks for, so none of it can be forgotten: the numpy
+    engine's function, the Spark engine's of the same name, and an injection for the property tests
+    (which also puts it in the history both engines are compared on)."""
+    from harness.checker import anomalies
+    from harness.checker.spark import anomalies as spark_anomalies
+
+    for d in (d for d in CATALOGUE if d.source == HISTORY):
+        assert getattr(anomalies, d.finds.__name__) is d.finds, d.name
+        assert d.spark == d.finds.__name__, f"{d.name}: the Spark function is named as the numpy one"
+        assert callable(getattr(spark_anomalies, d.spark, None)), f"{d.name}: no {d.spark} in the Spark engine"
+        assert d.name in INJECTIONS, f"{d.name}: no injection in tests/harness/checker/histories.py"
+    assert set(INJECTIONS) == set(ANOMALIES)
+    assert all(build(every_anomaly()).expect.values())
 
 
 def test_a_verdict_counts_every_finding_of_the_catalogue(tmp_path: Path) -> None:

@@ -22,20 +22,20 @@ from hypothesis import example, given
 from harness.checker.anomalies import CheckOptions, CheckResult
 from harness.checker.catalogue import ANOMALIES
 from harness.checker.check import check
-from harness.history import columns
+from harness.history import columns, ledger
 from tests.harness.checker.histories import INJECTIONS, Case, Spec, build, specs
 
 # pyarrow's CSV reader cannot hand a cut-short line with invalid UTF-8 to the checker's handler: it
 # says so on stderr and fails the piece, which the checker then reads line by line (as it must).
 pytestmark = pytest.mark.filterwarnings(
-    r"ignore:Exception ignored in. <function _parse.<locals>.skip:pytest.PytestUnraisableExceptionWarning"
+    r"ignore:Exception ignored in. <function read_piece.<locals>.skip:pytest.PytestUnraisableExceptionWarning"
 )
 
 
 def _check(case: Case) -> CheckResult:
     with tempfile.TemporaryDirectory(prefix="history-") as tmp:
         paths, reads = case.write(Path(tmp))
-        with mock.patch.object(columns, "PIECE_BYTES", case.piece_bytes or columns.PIECE_BYTES):
+        with mock.patch.object(ledger, "PIECE_BYTES", case.piece_bytes or ledger.PIECE_BYTES):
             history = columns.load(paths, reads)
     return check(history, CheckOptions(view=case.view, eos_pairs=case.eos_pairs))
 

@@ -116,6 +116,16 @@ def test_a_value_that_looks_like_the_marker_id_is_a_phantom(tmp_path: Path) -> N
     assert _found(result) == {"phantom": 1}
 
 
+def test_a_record_stored_with_the_marker_id_outside_the_markers_view_is_a_phantom(tmp_path: Path) -> None:
+    """Only the read_uncommitted read-back writes marker rows; a -1 anywhere else is a stored record that
+    carries no harness id (a reader that decoded it so), and counts like any other."""
+    committed = [(T, 0, 0, X), (T, 0, 1, MARKER_ID)]
+    result = _check(tmp_path, [_acked(X)], committed, None, {T: [0]})
+    assert _found(result) == {"phantom": 1}
+    assert result.stats["read_committed_records"] == 2
+    assert result.stats["markers"] == 0
+
+
 # --- 3. one offset read twice is not a duplicate ---------------------------------------------
 
 

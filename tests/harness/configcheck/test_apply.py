@@ -6,11 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from harness.configcheck import catalogue
 from harness.configcheck.apply import apply, guarantee_scenario
-from harness.configcheck.catalogue import Kind
 from harness.configcheck.dynamic import choose
 from harness.errors import HarnessError
+from harness.kafkaconfig import catalogue
+from harness.kafkaconfig.catalogue import Kind
+from harness.workloads.clients import JAVA, LIBRDKAFKA, ClientSpec
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "configs"
 FILES = {Kind.BROKER: "server.properties", Kind.PRODUCER: "producer.properties", Kind.CONSUMER: "consumer.properties"}
@@ -48,7 +49,7 @@ def test_the_guarantee_runs_the_files_but_keeps_the_fault_timing() -> None:
     assert whose.startswith("the scenario's") and scenario.guarantee.workload.config == b3.workload.config
 
 
-@pytest.mark.parametrize(("sid", "why"), [("B1", "pipeline"), ("B9", "research"), ("B10", "ACLs"), ("C2", "Spark")])
+@pytest.mark.parametrize(("sid", "why"), [("B1", "pipeline"), ("B12", "research"), ("B10", "ACLs"), ("C2", "Spark")])
 def test_scenarios_your_files_cannot_run_are_refused(sid: str, why: str) -> None:
     with pytest.raises(HarnessError, match=why):
         choose([sid])
@@ -60,7 +61,7 @@ def test_a_java_file_runs_verbatim_on_the_java_client(tmp_path: Path) -> None:
         "acks=all\nenable.idempotence=true\nmax.block.ms=30000\nrequest.timeout.ms=40000\n"
         "key.serializer=org.apache.kafka.common.serialization.StringSerializer\nbootstrap.servers=kafka:9092\n"
     )
-    applied = apply({Kind.PRODUCER: catalogue.load(producer, Kind.PRODUCER)}, catalogue.J)
+    applied = apply({Kind.PRODUCER: catalogue.load(producer, Kind.PRODUCER)}, ClientSpec(JAVA))
     assert applied.client == "java"
     assert applied.producer == {
         "acks": "all",
@@ -82,6 +83,6 @@ def test_a_java_only_file_is_not_run_on_librdkafka(tmp_path: Path) -> None:
     producer.write_text("acks=all\nmax.block.ms=5\n")
     pinned = catalogue.load(producer, Kind.PRODUCER, catalogue.L)  # statically: warnings only
     with pytest.raises(HarnessError, match=r"max.block.ms are the Java client's names only.*--client java"):
-        apply({Kind.PRODUCER: pinned}, catalogue.L)
+        apply({Kind.PRODUCER: pinned}, ClientSpec(LIBRDKAFKA))
     # Without --client it is the Java client's file, run verbatim.
     assert apply({Kind.PRODUCER: catalogue.load(producer, Kind.PRODUCER)}).client == "java"

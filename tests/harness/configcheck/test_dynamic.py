@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from harness.cluster import docker_engine
-from harness.configcheck.catalogue import Kind
+from harness import docker_engine
+from harness.kafkaconfig.catalogue import Kind
 from harness.settings import LABEL_PID
 
 pytestmark = pytest.mark.cluster
@@ -52,13 +52,16 @@ def dynamic(proc: subprocess.CompletedProcess[str]) -> dict[str, Any]:
     [
         (("--scenarios", "A1,Z9"), "unknown scenario 'Z9'"),
         (("--scenarios", "B1"), "scenario B1 cannot run with your files: it is a consume-transform-produce"),
-        (("--kafka-version", "4.3.1,9.9.9"), "unknown Kafka version 9.9.9"),
-        (("--kafka-version", "banana"), "unknown Kafka version 'banana'"),
+        (("--kafka-version", "4.3.1,9.9.9"), "cannot resolve Kafka 9.9.9 (org.apache.kafka:kafka_2.13:9.9.9)"),
+        (("--kafka-version", "banana"), "Kafka version 'banana' is not a release number X.Y.Z"),
+        (("--kafka-version", "4.4.0,3.2.0"), "Kafka 3.2.0 is too old: 3.3.0 or newer"),
+        (("--client", "librdkafka=2.1.0"), "unknown client 'librdkafka=2.1.0'"),
+        (("--client", "java==2.8.2"), "kafka-clients (java) 2.8.2 is too old"),
     ],
 )
 def test_bad_choices_are_one_line_exit_2_and_start_nothing(tmp_path: Path, args: tuple[str, ...], message: str) -> None:
     proc, left = verify_config(*example_args("safe"), *args, runs=tmp_path)
-    lines = proc.stderr.splitlines()
+    lines = [line for line in proc.stderr.splitlines() if not line.startswith("==>")]  # progress: a fetch tried
     assert proc.returncode == 2 and proc.stdout == "", proc.stderr
     assert len(lines) == 1 and message in lines[0], proc.stderr
     assert left == []
@@ -67,8 +70,10 @@ def test_bad_choices_are_one_line_exit_2_and_start_nothing(tmp_path: Path, args:
 def test_safe_files_hold(tmp_path: Path) -> None:
     """A1 alone: A3 with these files may end *unavailable* as well as held (the transactional
     producer stalls once replication is cut, the ISR never shrinks, the kill never comes),
-    so it would tell nothing here for its 70 s; ``test_lossy_files_violate`` runs it."""
-    proc, left = verify_config(*example_args("safe"), "--scenarios", "A1", "--json", runs=tmp_path)
+    so it would tell nothing here for its 70 s; ``test_lossy_files_violate`` runs it. On the
+    versions that fix every reproduced bug (a Java client 4.x on Kafka 4.x): no bug row."""
+    safe_versions = ("--client", "java==4.4.0", "--kafka-version", "4.4.0")
+    proc, left = verify_config(*example_args("safe"), *safe_versions, "--scenarios", "A1", "--json", runs=tmp_path)
     (row,) = dynamic(proc)["rows"]
     assert row["scenario"] == "A1" and row["outcome"] == "held", row
     assert proc.returncode == 0 and left == []
@@ -76,10 +81,13 @@ def test_safe_files_hold(tmp_path: Path) -> None:
 
 
 def test_unsafe_files_fail_statically_and_cannot_deliver(tmp_path: Path) -> None:
+    """Their transactional producer, read by librdkafka, also meets KAFKA-17754: a B9 row."""
     proc, left = verify_config(*example_args("unsafe"), "--scenarios", "A1", "--json", runs=tmp_path)
     doc = json.loads(proc.stdout)
     assert doc["counts"]["error"] > 0 and proc.returncode == 1 and left == []
-    (row,) = doc["dynamic"]["rows"]
+    rows = {r["scenario"]: r for r in doc["dynamic"]["rows"]}
+    assert sorted(rows) == ["A1", "B9"] and rows["B9"]["bug"] == "bug.kafka-17754"
+    row = rows["A1"]
     assert row["outcome"] == "unavailable" and "refused the configuration" in row["reason"], row
 
 
@@ -106,3 +114,25 @@ def test_a_java_file_runs_on_the_java_client(tmp_path: Path) -> None:
     spec = json.loads((guarantee / "producer-1.1.spec.json").read_text())
     assert spec["config"]["max.block.ms"] == "30000" and spec["config"]["request.timeout.ms"] == 2500
     assert left == []
+
+
+def test_a_bug_rule_runs_its_pair_on_your_versions(tmp_path: Path) -> None:
+    """confluent-kafka 2.1.0 is librdkafka #4261's release: its rule fires, and its row runs R3
+    with the guarantee on 2.1.0 too, which repeats outputs as the control does (violated); the
+    JUnit file has the row. (A1's row runs the producer file on 2.1.0: it holds.)"""
+    producer = tmp_path / "producer.properties"
+    producer.write_text("acks=all\nenable.idempotence=true\n")
+    junit = tmp_path / "verify.xml"
+    args = ("--producer", str(producer), "--client", "librdkafka==2.1.0", "--scenarios", "A1", "--json")
+    proc, left = verify_config(*args, "--junit", str(junit), runs=tmp_path / "runs")
+    doc = json.loads(proc.stdout)
+    assert [f["rule"] for f in doc["static"] if f["rule"].startswith("bug.")] == ["bug.librdkafka-4261"]
+    rows = {r["scenario"]: r for r in dynamic(proc)["rows"]}
+    r3 = rows["R3"]
+    assert r3["bug"] == "bug.librdkafka-4261" and r3["outcome"] == "violated", r3
+    assert r3["counts"]["guarantee"]["eos_repeated"] > 0 and r3["counts"]["control"]["eos_repeated"] > 0, r3
+    guarantee = json.loads((Path(r3["run_dir"]) / "verdict.json").read_text())
+    assert guarantee["client_version"] == "2.1.0" and guarantee["kafka_version"] == "4.4.0"
+    assert rows["A1"]["outcome"] == "held", rows["A1"]
+    assert proc.returncode == 1 and left == []
+    assert 'name="R3 (bug.librdkafka-4261) on Kafka 4.4.0"' in junit.read_text()

@@ -9,14 +9,14 @@ from typing import Any
 
 import pytest
 
-from harness.configcheck import catalogue
-from harness.configcheck.catalogue import Component, Kind
 from harness.configcheck.rules import RULES, Configs, Finding, Severity, check_static
+from harness.kafkaconfig import catalogue
+from harness.kafkaconfig.catalogue import Component, Kind
 from harness.settings import DEFAULT_BROKER_SETTINGS
 
 J, L, B = Component.JAVA, Component.LIBRDKAFKA, Component.BROKER
 EXAMPLES = Path(__file__).parents[3] / "examples" / "configs"
-SCENARIO_IDS = {f"A{i}" for i in range(1, 9)} | {f"B{i}" for i in range(1, 11)}  # ../shared/SCENARIOS.md
+SCENARIO_IDS = {f"A{i}" for i in range(1, 9)} | {f"B{i}" for i in range(1, 11)}  # the A and B pairs of scenarios/
 
 
 def check(

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.explore import trial
-from harness.verdict.judge import FAULT_ERROR
+from harness.verdict.document import FAULT_ERROR
 
 
 @dataclass

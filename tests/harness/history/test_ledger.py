@@ -12,6 +12,7 @@ import pytest
 
 from harness.history import columns, ledger
 from harness.history.ledger import COLUMNS, END_MARK, LedgerWriter
+from tests.harness.history import golden
 
 # Every character the csv module quotes for (a comma, a quote, a line feed), one it does not
 # (a carriage return), a non-ASCII one and an empty text.
@@ -66,6 +67,9 @@ def test_every_event_is_byte_for_byte_the_csv_line(tmp_path: Path, clock: count)
         w.offsets_commit(n)
         expected.append(csv_line("offsets-commit", t, session=n))
         t += 1
+        w.offsets_committed(n)
+        expected.append(csv_line("offsets-committed", t, session=n))
+        t += 1
     w.close()
     assert path.read_bytes() == "".join(expected).encode()
 
@@ -115,3 +119,60 @@ def test_keys_or_sources_that_do_not_match_the_ids_are_refused(tmp_path: Path) -
     with pytest.raises(ValueError):
         w.invokes(1, [1], "t", sources=[1, 2])
     w.close()
+
+
+# --- the golden ledgers: what each app kind writes, byte for byte --------------------------------
+
+
+@pytest.mark.parametrize("kind", golden.KINDS)
+def test_the_python_writer_writes_the_golden_ledger(kind: str, tmp_path: Path) -> None:
+    path = tmp_path / f"{kind}.csv"
+    golden.play(kind, path)
+    assert path.read_bytes() == golden.expected(kind)
+
+
+@pytest.mark.parametrize("kind", golden.KINDS)
+def test_every_line_of_a_golden_ledger_is_read_and_used(kind: str) -> None:
+    lines = ledger.read(golden.script(kind).with_suffix(".csv"))
+    assert lines.ignored == 0
+    assert lines.table.num_rows == golden.expected(kind).count(b"\n") - 1
+    assert -2 in lines.table["source"].to_pylist() or kind != "transformer"  # an input without a harness id
+
+
+# --- the reading rules -----------------------------------------------------------------------------
+
+WELL_FORMED = ["0", "7", "-2", "-0", "05", str((1 << 63) - 1), str(-(1 << 63))]
+MALFORMED = [" 5", "5 ", "+5", "--5", "5-", "1e3", "0x10", "0X1F", "\uff15", "\u00b2", "-", "1,0"]
+MALFORMED += [str(1 << 63), str(-(1 << 63) - 1)]
+
+
+def test_the_integer_rule() -> None:
+    assert all(ledger.is_integer(v) for v in WELL_FORMED)
+    assert not any(ledger.is_integer(v) for v in MALFORMED)
+
+
+@pytest.mark.parametrize("value", WELL_FORMED + MALFORMED)
+def test_the_fast_and_the_slow_reader_agree_on_an_integer(value: str, tmp_path: Path) -> None:
+    """A piece of well-formed lines takes the fast reader; one bad line sends it down the slow path. Either
+    way a line is used exactly when ``refusal`` says so."""
+    good = csv_line("ok", 1, id=1, partition=0, offset=3)
+    odd = csv_line("ok", 2, id=2, partition=0, offset=value)
+    for extra in ("", "garbage\n"):  # alone, and beside a line only the slow path can refuse
+        path = tmp_path / "p.csv"
+        path.write_text(",".join(COLUMNS) + "\n" + good + odd + extra)
+        lines = ledger.read(path)
+        used = ledger.refusal(next(csv.reader([odd]))) is None
+        assert lines.table.num_rows - lines.dropped == 1 + used, (value, extra)
+        assert lines.ignored == (not used) + bool(extra), (value, extra)
+
+
+def test_the_runner_counts_whole_lines_and_finds_where_a_batch_stands() -> None:
+    head = (",".join(COLUMNS) + "\n").encode()
+    invoke = csv_line("invoke", 1, session=1, id=1, topic="t").encode()
+    commit = csv_line("offsets-commit", 2, session=1).encode()
+    ok = csv_line("ok", 3, id=1, partition=0, offset=0).encode()
+    assert ledger.count(head + invoke + invoke, "invoke") == 2
+    assert ledger.count(head + invoke + invoke[:10], "invoke") == 1  # the last one is still being written
+    assert ledger.last_of(b"cut" + b"\n" + invoke + ok, ledger.WRITTEN_AT_ONCE)[0] == "invoke"
+    assert ledger.last_of(b"cut" + b"\n" + invoke + commit + ok, ledger.WRITTEN_AT_ONCE)[0] == "offsets-commit"
+    assert ledger.last_of(b"cut" + b"\n" + invoke + commit[:8], ledger.WRITTEN_AT_ONCE)[0] == "invoke"

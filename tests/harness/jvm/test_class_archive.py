@@ -11,6 +11,8 @@ import pytest
 from harness.errors import HarnessError
 from harness.jvm import class_archive
 
+pytestmark = pytest.mark.jvm  # runs java
+
 
 def java_version(options: list[str]) -> None:
     subprocess.run(["java", *options, "-version"], check=True, capture_output=True)

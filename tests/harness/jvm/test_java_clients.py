@@ -20,12 +20,24 @@ from harness.checker.anomalies import CheckOptions, CheckResult
 from harness.checker.check import check
 from harness.cluster.kafka import KafkaCluster
 from harness.history import columns, ledger, readback
-from harness.jvm.java_clients import PRODUCER_APP, TRANSFORMER_APP, artifact_version, command
+from harness.jvm.java_clients import (
+    PRODUCER_APP,
+    TRANSFORMER_APP,
+    app_jar,
+    artifact_version,
+    client_classpath,
+    command,
+)
 from harness.settings import KNOWN_KAFKA_VERSIONS, Settings
 from harness.workloads.apps.producer import ProducerSpec
 from harness.workloads.resume import SessionSoFar
+from tests.harness.history import golden
+
+pytestmark = pytest.mark.jvm  # java and the apps' jars, built by mvn
 
 REPO = Path(__file__).resolve().parents[2]
+# A client older than every tested broker: the apps, built against 4.3.1, run on it too.
+OLD_CLIENT = "3.7.1"
 NOWHERE = "127.0.0.1:9"  # nothing listens there: a client that needs no broker, or finds none
 APP_TIMEOUT_S = 180
 
@@ -77,6 +89,8 @@ def _replay(writer: ledger.LedgerWriter, row: list[str]) -> None:
         writer.fenced(n["session"], f["detail"])
     elif event == "offsets-commit":
         writer.offsets_commit(n["session"])
+    elif event == "offsets-committed":
+        writer.offsets_committed(n["session"])
     else:
         writer.txn(event.removeprefix("txn-"), n["session"], n["txn"], detail)
 
@@ -147,6 +161,27 @@ def test_the_java_ledger_is_byte_for_byte_what_python_writes(tmp_path: Path, mon
     assert_python_writes_the_same(path, monkeypatch)
 
 
+@pytest.fixture(scope="module")
+def ledger_script(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    """``java -cp ... kafkaeos.LedgerScript``: tests/harness/jvm/LedgerScript.java compiled against the
+    app jar (it plays a golden ledger script on the apps' own Ledger class)."""
+    settings = Settings()
+    classpath = [app_jar(settings), *client_classpath(settings, settings.kafka_version)]
+    out = tmp_path_factory.mktemp("ledger-script")
+    cp = os.pathsep.join(map(str, classpath))
+    source = Path(__file__).with_name("LedgerScript.java")
+    subprocess.run(["javac", "-d", str(out), "-cp", cp, str(source)], check=True, timeout=APP_TIMEOUT_S)
+    return ["java", "-cp", os.pathsep.join([str(out), cp]), "kafkaeos.LedgerScript"]
+
+
+@pytest.mark.parametrize("kind", golden.KINDS)
+def test_the_java_writer_writes_the_golden_ledger(kind: str, ledger_script: list[str], tmp_path: Path) -> None:
+    path = tmp_path / f"{kind}.csv"
+    cmd = [*ledger_script, str(golden.script(kind)), str(golden.CLOCK_START), str(path)]
+    subprocess.run(cmd, check=True, timeout=APP_TIMEOUT_S)
+    assert path.read_bytes() == golden.expected(kind)
+
+
 @pytest.mark.parametrize(
     ("config", "error", "stage", "refused"),
     [
@@ -190,7 +225,7 @@ def test_the_java_transformer_refuses_a_database_sink(tmp_path: Path) -> None:
 
 
 @pytest.mark.cluster
-@pytest.mark.parametrize("version", KNOWN_KAFKA_VERSIONS)
+@pytest.mark.parametrize("version", [*KNOWN_KAFKA_VERSIONS, OLD_CLIENT])
 def test_an_idempotent_java_producer_writes_every_record_once(
     cluster: KafkaCluster, tmp_path: Path, version: str
 ) -> None:
@@ -201,6 +236,7 @@ def test_an_idempotent_java_producer_writes_every_record_once(
     code, report = _run(PRODUCER_APP, spec, path, version)
     assert code == 0, report
     assert report["outcomes"]["ok"] == 2000
+    assert report["client_version"] == version  # the jar on the class path, not the build's 4.3.1
     result = check(_history(cluster, [topic], [path], tmp_path))
     assert _anomalies(result) == {}
     assert result.stats["acknowledged"] == 2000
@@ -208,7 +244,7 @@ def test_an_idempotent_java_producer_writes_every_record_once(
 
 
 @pytest.mark.cluster
-@pytest.mark.parametrize("version", KNOWN_KAFKA_VERSIONS)
+@pytest.mark.parametrize("version", [*KNOWN_KAFKA_VERSIONS, OLD_CLIENT])
 def test_a_transactional_java_producer_hides_its_aborted_transactions_from_read_committed(
     cluster: KafkaCluster, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, version: str
 ) -> None:
@@ -222,6 +258,7 @@ def test_a_transactional_java_producer_hides_its_aborted_transactions_from_read_
     )
     code, report = _run(PRODUCER_APP, spec, path, version)
     assert code == 0, report
+    assert report["client_version"] == version
     h = _history(cluster, [topic], [path], tmp_path)
     committed = check(h)
     assert _anomalies(committed) == {}

@@ -12,7 +12,8 @@ import pytest
 from harness.checker.check import check
 from harness.checker.synthetic import BASE_US, MUTATIONS
 from harness.history import columns
-from harness.verdict.judge import FORBIDDEN, REQUIRED, PairVerdict, VariantVerdict, judge
+from harness.verdict.document import FORBIDDEN, REQUIRED, PairVerdict, VariantVerdict
+from harness.verdict.judge import judge
 
 STARTED = BASE_US / 1e6
 FAULT = {

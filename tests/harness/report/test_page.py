@@ -12,9 +12,11 @@ import pyarrow.parquet as pq
 import pytest
 
 from harness.checker.synthetic import MUTATIONS
-from harness.report import page
-from harness.report.run_folder import ANOMALIES_FILE, read_pair
+from harness.report import index, page
+from harness.report.run_folder import ANOMALIES_FILE, APP_SIDE, read_pair
 from harness.report.series import timeline
+from harness.verdict.document import FORBIDDEN
+from tests.harness.report.conftest import _side
 
 DUPLICATE = next(m for m in MUTATIONS if m.name == "duplicate")
 
@@ -142,9 +144,23 @@ def test_an_empty_folder_still_gets_a_page(tmp_path: Path) -> None:
 
 
 def test_write_never_raises(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
-    def broken(folder: Path, story: str | None = None) -> Path:
+    def broken(folder: Path, story: str | None = None, title: str | None = None) -> Path:
         raise ValueError("boom")
 
     monkeypatch.setattr(page, "build", broken)
     assert page.write(tmp_path) is None
     assert "report: not written (ValueError: boom)" in capsys.readouterr().err
+
+
+def test_a_users_app_checked_alone_is_one_side_without_a_pair(tmp_path: Path) -> None:
+    folder = tmp_path / "20261123-120000-APP-beef"
+    _side(folder / APP_SIDE, "duplicate", {"duplicate": FORBIDDEN})  # the app broke what it must not
+    pair = read_pair(folder)
+    assert (pair.alone, pair.outcome, pair.missing) == (True, "failed", [])
+    html = page.build(folder, "your app under a kill", "python my_app.py").read_text()
+    _self_contained(html)
+    assert "python my_app.py" in html and "your app under a kill" in html
+    assert page.APP_OUTCOMES["failed"] in html and "found 3 duplicate anomalies" in html
+    index.build(tmp_path)
+    assert "APP-beef" in (tmp_path / "index.html").read_text()
+    assert index._read_run(folder).outcome == "failed"

@@ -1,5 +1,5 @@
 """The numbers the report's plots are drawn from, on small hand-written ledgers in the format
-the README documents (``event,time_us,session,id,key,topic,partition,offset,txn,source,detail,end``)."""
+docs/history.md documents (``event,time_us,session,id,key,topic,partition,offset,txn,source,detail,end``)."""
 
 from __future__ import annotations
 

@@ -10,7 +10,8 @@ import pytest
 
 from harness.checker.anomalies import CheckResult, Finding
 from harness.checker.catalogue import ANOMALIES
-from harness.verdict.judge import ALLOWED, FORBIDDEN, ONE_OF, REQUIRED, RULES, PairVerdict, VariantVerdict, judge
+from harness.verdict.document import ALLOWED, FORBIDDEN, ONE_OF, REQUIRED, RULES, PairVerdict, VariantVerdict
+from harness.verdict.judge import judge
 
 HISTORY, CLIENT, SINK = "duplicate", "app_fenced", "sink_missing"  # one finding of each source
 
@@ -70,7 +71,7 @@ def test_no_expectation_judges_nothing() -> None:
 
 
 def _met(expect: dict[str, str], counts: dict[str, int], faulty: bool) -> bool:
-    """What the docstring of harness.verdict.judge says, spelt out."""
+    """What the docstring of harness.verdict.document says, spelt out."""
     required = all(counts[a] > 0 for a, r in expect.items() if r == REQUIRED)
     forbidden = all(counts[a] == 0 for a, r in expect.items() if r == FORBIDDEN)
     one_of = [a for a, r in expect.items() if r == ONE_OF]

@@ -74,9 +74,8 @@ def test_a_producer_killed_at_full_speed_leaves_no_phantom_and_at_most_its_in_fl
     topic = f"kill-{uuid.uuid4().hex[:8]}"
     cluster.create_topic(topic, 3)
     settings = Settings()
-    command = clients.app_command(
-        client, "harness.workloads.apps.producer", PRODUCER_APP, settings, settings.kafka_version
-    )
+    version = clients.version_for(clients.ClientSpec(client), settings.kafka_version)
+    command = clients.app_command(client, "harness.workloads.apps.producer", PRODUCER_APP, settings, version)
     app = AppProcess("producer-1", tmp_path, lambda ledger, _: _spec(cluster, client, topic, ledger), command)
     app.start()
     ledger = app.current.ledger

@@ -1,6 +1,7 @@
-"""``BatchUncommitted``, the condition a fault on a transformer waits for, read from ledgers
-written by the ledger writer the apps use: it holds from a batch's ``invoke`` lines to its
-commit request, in both modes, and only once the app has sent enough."""
+"""``BatchUncommitted`` and ``BatchInHand``, the conditions a fault on a transformer waits for,
+read from ledgers written by the ledger writer the apps use: the first holds from a batch's
+``invoke`` lines to its commit request, in both modes, and only once the app has sent enough;
+the second also from an at-most-once app's ``offsets-committed`` line to its next outputs."""
 
 from __future__ import annotations
 
@@ -8,9 +9,13 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+import pytest
+
+from harness.history import ledger as ledger_module
 from harness.history.ledger import LedgerWriter
 from harness.history.records import make_id
-from harness.workloads.pipeline import BatchUncommitted, transformer
+from harness.workloads import pipeline
+from harness.workloads.pipeline import BatchInHand, BatchUncommitted, transformer
 from harness.workloads.process import AppProcess
 
 APP = transformer(1)
@@ -95,3 +100,44 @@ def test_a_line_still_being_written_is_not_read(tmp_path: Path) -> None:
     with path.open("ab") as torn:
         torn.write(b"offsets-com")
     assert BatchUncommitted(APP).holds(_faults(path))
+
+
+def test_an_at_most_once_app_holds_a_batch_from_its_committed_offsets_to_its_outputs(tmp_path: Path) -> None:
+    path = tmp_path / f"{APP}.csv"
+    faults = _faults(path)
+    in_hand, uncommitted = BatchInHand(APP), BatchUncommitted(APP)
+    ledger = LedgerWriter(path)
+    ledger.session(SESSION)
+    ledger.offsets_commit(SESSION)
+    assert not in_hand.holds(faults)  # the commit was asked for, not yet answered
+    ledger.offsets_committed(SESSION)
+    assert in_hand.holds(faults) and not uncommitted.holds(faults)  # committed, nothing written
+    _batch(ledger, 0)
+    ledger.offsets_commit(SESSION)  # the next batch's commit, right after the outputs
+    assert not in_hand.holds(faults)
+    ledger.offsets_committed(SESSION)
+    assert in_hand.holds(faults)
+
+
+def test_batch_in_hand_holds_where_batch_uncommitted_does_for_a_plain_app(tmp_path: Path) -> None:
+    path = tmp_path / f"{APP}.csv"
+    faults, condition = _faults(path), BatchInHand(APP, after=50)
+    ledger = LedgerWriter(path)
+    ledger.session(SESSION)
+    _batch(ledger, 0)
+    assert condition.holds(faults)
+    ledger.offsets_commit(SESSION)
+    assert not condition.holds(faults)
+
+
+def test_it_can_wait_for_a_batch_held_for_a_while(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / f"{APP}.csv"
+    faults, condition = _faults(path), BatchUncommitted(APP, held_ms=300)
+    ledger = LedgerWriter(path)
+    ledger.session(SESSION, "app")
+    written = ledger_module.now_us()
+    _batch(ledger, 0, txn=0)
+    monkeypatch.setattr(pipeline.ledger, "now_us", lambda: written + 200_000)
+    assert not condition.holds(faults)  # the app may still be adding its offsets
+    monkeypatch.setattr(pipeline.ledger, "now_us", lambda: written + 400_000)
+    assert condition.holds(faults)

@@ -41,7 +41,9 @@ class _Client:
         self.handed_over: list[tuple[int, int]] = []  # (record id, ledger bytes by then)
         self._queue: list[Any] = []
 
-    def produce(self, topic: str, value: bytes, key: str | None = None, on_delivery: Any = None) -> None:
+    def produce(
+        self, topic: str, value: bytes, key: str | None = None, headers: Any = None, on_delivery: Any = None
+    ) -> None:
         self.handed_over.append((decode_id(value), self.ledger.stat().st_size))
         self._queue.append((on_delivery, _Delivered(value, len(self.handed_over))))
 

@@ -1,24 +1,32 @@
 """The Streams workload's pure parts: the client version it runs on, the last totals per key, the
-sink findings from read-back files; and the Java app refusing a bad configuration (no cluster)."""
+sink findings from read-back files; the Java app refusing a bad configuration (no cluster); and
+the app on an older kafka-streams than it was built against, on the cluster."""
 
 from __future__ import annotations
 
 import json
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+import scenarios
+from harness.cluster.kafka import KafkaCluster
 from harness.history.columns import view_path
 from harness.history.readback import SCHEMA, VALUE_SCHEMA
 from harness.history.records import make_id
 from harness.jvm.java_clients import command
+from harness.runner import run_variant
 from harness.settings import Settings
+from harness.verdict.document import FORBIDDEN
 from harness.workloads.streams import (
+    EXACTLY_ONCE_V2,
     STREAMS_APP,
     StreamsResults,
+    StreamsWorkload,
     client_version,
     commits_completed,
     last_totals,
@@ -52,7 +60,10 @@ def test_the_transaction_log_records_are_read_for_their_id_and_state() -> None:
 
 
 def _rows(schema: pa.Schema, rows: list[tuple[object, ...]]) -> pa.Table:
-    return pa.table({name: [r[i] for r in rows] for i, name in enumerate(schema.names)}, schema=schema)
+    """Columns missing from the end of the rows (a record's headers) are null."""
+    return pa.table(
+        {name: [r[i] if i < len(r) else None for r in rows] for i, name in enumerate(schema.names)}, schema=schema
+    )
 
 
 def test_the_last_total_of_a_key_is_its_highest_offset_in_its_partition() -> None:
@@ -93,6 +104,7 @@ def test_outputs_are_counted_per_committed_input_and_totals_against_a_recount(tm
     }
 
 
+@pytest.mark.jvm
 @pytest.mark.parametrize(
     ("settings", "refused"),
     [
@@ -124,3 +136,21 @@ def test_the_streams_app_reports_a_refused_configuration(
     report = json.loads(proc.stdout.strip().splitlines()[-1])
     assert report["setup_error"]["config"] is True
     assert refused in report["setup_error"]["message"]
+
+
+@pytest.mark.cluster
+@pytest.mark.parametrize("version", ["3.3.2", "3.7.1"])  # the oldest line the harness takes, and a later one
+def test_the_streams_app_built_against_4_3_runs_exactly_once_on_older_kafka_streams(
+    cluster: KafkaCluster, tmp_path: Path, version: str
+) -> None:
+    # A short run with no fault: the app starts, processes every input once and stops by itself.
+    d1 = scenarios.get("D1")
+    app = StreamsWorkload(inputs=600, processing_guarantee=EXACTLY_ONCE_V2, commit_interval_ms=500)
+    clean = {"sink_repeated": FORBIDDEN, "sink_missing": FORBIDDEN, "aggregate_mismatch": FORBIDDEN}
+    side = replace(d1.guarantee, workload=app, client=f"java=={version}", expect=clean, checks=())
+    verdict = run_variant(cluster, replace(d1, schedule=lambda topic: [], guarantee=side), side, tmp_path)
+    assert verdict.passed, verdict.reasons
+    assert (verdict.context["client_package"], verdict.context["client_version"]) == ("kafka-streams", version)
+    assert verdict.context["client_ran"] == [version]
+    (report,) = verdict.context["workload"]
+    assert report["exit"] == 0 and report["outcomes"]["processed"] == 600 and report["outcomes"]["commits"] > 0

@@ -1,8 +1,10 @@
 """The transformer app without a broker: a batch that takes longer than ``idle_exit_s`` (a fault,
-a busy machine) does not make the app stop before it looks for the next one."""
+a busy machine) does not make the app stop before it looks for the next one; the order in which
+each mode writes a batch's outputs and commits its offsets, as its ledger tells it."""
 
 from __future__ import annotations
 
+import csv
 import time
 from pathlib import Path
 from types import SimpleNamespace
@@ -97,9 +99,7 @@ class _Producer:
         return 0
 
 
-def test_a_batch_slower_than_the_idle_time_does_not_end_the_app(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: str) -> tuple[Path, dict[str, Any]]:
     monkeypatch.setattr(transformer_app, "Consumer", _Consumer)
     monkeypatch.setattr(transformer_app, "Producer", _Producer)
     ledger = tmp_path / "transformer-1.csv"
@@ -110,11 +110,37 @@ def test_a_batch_slower_than_the_idle_time_does_not_end_the_app(
         group_id="g",
         ledger=str(ledger),
         session=2,
-        mode="plain",
+        mode=mode,
         idle_exit_s=IDLE_EXIT_S,
     )
     writer = transformer_app.LedgerWriter(ledger)
     report = transformer_app._App(spec, writer).run()
     writer.close()
+    return ledger, report
+
+
+def test_a_batch_slower_than_the_idle_time_does_not_end_the_app(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ledger, report = _run(tmp_path, monkeypatch, "plain")
     assert report["outcomes"] == {"consumed": 10, "produced": 10, "batches": 2, "aborted": 0}
     assert (columns.load([ledger], None).sends.outcome == columns.OK).sum() == 10
+
+
+@pytest.mark.parametrize(
+    ("mode", "batch"),
+    [
+        ("plain", ["invoke", "ok", "offsets-commit"]),
+        ("at_most_once", ["offsets-commit", "offsets-committed", "invoke", "ok"]),
+    ],
+)
+def test_each_mode_writes_a_batch_and_commits_its_offsets_in_its_own_order(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: str, batch: list[str]
+) -> None:
+    ledger, report = _run(tmp_path, monkeypatch, mode)
+    assert report["outcomes"]["produced"] == 10
+    with ledger.open(newline="") as f:
+        events = [row[0] for row in csv.reader(f)][1:]
+    # One line per kind and batch: repeated invoke and ok lines collapsed.
+    collapsed = [e for i, e in enumerate(events) if i == 0 or e != events[i - 1]]
+    assert collapsed == ["session", *batch, *batch]

@@ -14,8 +14,8 @@ from harness.faults import Brokers, Step, TxnCoordinator
 from harness.faults.kinds.protocol import apis, protocol
 from harness.runner import run_variant
 from harness.scenario import Scenario, Variant, on_client
-from harness.verdict.judge import FORBIDDEN
-from harness.workloads.clients import CLIENTS
+from harness.verdict.document import FORBIDDEN
+from harness.workloads.clients import CLIENTS, ClientSpec
 from harness.workloads.producer import ProducerWorkload
 
 
@@ -27,7 +27,8 @@ from harness.workloads.producer import ProducerWorkload
         ({"api": "EndTxn", "action": "hold"}, "duration_ms"),
         ({"api": "Produce", "action": "error", "error": "NOT_COORDINATOR"}, "no top-level error code"),
         ({"api": "EndTxn", "action": "error", "error": "NO_SUCH_ERROR"}, "unknown Kafka error"),
-        ({"api": "Fetch", "action": "drop", "transactional_id": "x"}, "name no transactional_id"),
+        ({"api": "Fetch", "action": "drop", "transactional_id": "x"}, "no field transactional_id"),
+        ({"api": "EndTxn", "action": "drop", "where": {"partition": 1}}, "no field partition"),
         ({"api": "EndTxn", "action": "drop", "probability": 0.0}, "probability"),
     ],
 )
@@ -86,7 +87,7 @@ SCENARIO = Scenario(
 def test_each_action_hits_one_end_txn_and_the_transactions_stay_whole(
     cluster: KafkaCluster, tmp_path: Path, client: str
 ) -> None:
-    scenario = on_client(SCENARIO, client)
+    scenario = on_client(SCENARIO, ClientSpec(client))
     verdict = run_variant(cluster, scenario, scenario.guarantee, tmp_path)
     assert verdict.passed, verdict.reasons
     faults = verdict.context["faults"]

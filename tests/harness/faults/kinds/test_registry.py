@@ -4,11 +4,9 @@ docs/faults.md is the registry's."""
 from __future__ import annotations
 
 import pkgutil
-from pathlib import Path
 
 from harness.faults import kinds
-
-DOCS = Path(__file__).resolve().parents[4] / "docs" / "faults.md"
+from tests.generated_docs import generated_table
 
 
 def test_every_kind_module_is_found_under_its_own_name() -> None:
@@ -19,10 +17,7 @@ def test_every_kind_module_is_found_under_its_own_name() -> None:
 
 
 def test_the_docs_table_is_the_registry() -> None:
-    text = DOCS.read_text()
-    start = text.index("<!-- fault kinds table")
-    table = text[text.index("\n", start) + 1 : text.index("<!-- end of fault kinds table -->")].strip()
-    assert table == kinds.markdown_table()
+    assert generated_table("docs/faults.md", "fault kinds") == kinds.markdown_table()
 
 
 def test_an_unknown_kind_is_named_with_the_known_ones() -> None:

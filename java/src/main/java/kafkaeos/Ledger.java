@@ -7,28 +7,36 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.function.LongSupplier;
 
 /**
  * One process's ledger, byte for byte as {@code harness.history.ledger.LedgerWriter} writes it, and written
  * the same way (see there for the columns, events and why): {@code invoke} lines a chunk at a time, and
- * {@code session}, {@code txn-*}, {@code offsets-commit} and {@code fenced} lines, are in the kernel when the
- * call returns, in one unbuffered {@code write()} with whatever was collected before them; the outcome lines
- * ({@code ok}, {@code fail}, {@code info}) are collected and written by the next {@link #flush()} (the main thread's, once
- * per chunk or batch), by the next line written at once, or by the client's I/O thread itself once
- * {@code collectAtMost} of them wait. A SIGKILL leaves the collected ones unwritten: their sends are
- * indeterminate, as if still in flight. Callbacks of the I/O thread and the main thread both write: the
- * ledger is serialised.
+ * {@code session}, {@code txn-*}, {@code offsets-commit}, {@code offsets-committed} and {@code fenced}
+ * lines, are in the kernel when the call returns, in one unbuffered {@code write()} with whatever was
+ * collected before them; the outcome lines ({@code ok}, {@code fail}, {@code info}) are collected and
+ * written by the next {@link #flush()} (the main thread's, once per chunk or batch), by the next line
+ * written at once, or by the client's I/O thread itself once {@code collectAtMost} of them wait. A SIGKILL
+ * leaves the collected ones unwritten: their sends are indeterminate, as if still in flight. Callbacks of
+ * the I/O thread and the main thread both write: the ledger is serialised.
  */
 final class Ledger implements AutoCloseable {
     private static final String HEADER = "event,time_us,session,id,key,topic,partition,offset,txn,source,detail,end";
     private final FileOutputStream out;
     private final int collectAtMost;
+    private final LongSupplier clockUs;
     private final StringBuilder collected = new StringBuilder(1 << 16);
     private int collectedLines;
 
     /** {@code collectAtMost}: outcome lines collected before the thread that reports one writes them all. */
     Ledger(Path path, int collectAtMost) throws IOException {
+        this(path, collectAtMost, Ledger::nowUs);
+    }
+
+    /** {@code clockUs}: the time each line is stamped with (a test's fixed clock; the wall clock otherwise). */
+    Ledger(Path path, int collectAtMost, LongSupplier clockUs) throws IOException {
         this.collectAtMost = collectAtMost;
+        this.clockUs = clockUs;
         Path parent = path.toAbsolutePath().getParent();
         Files.createDirectories(parent);
         boolean fresh = !Files.exists(path) || Files.size(path) == 0;
@@ -54,7 +62,7 @@ final class Ledger implements AutoCloseable {
      * returns they are in the kernel, and only then may the records be handed to the client.
      */
     synchronized void invokes(long session, long[] ids, String topic, String[] keys, Long txn, Long[] sources) {
-        long now = nowUs();
+        long now = clockUs.getAsLong();
         for (int i = 0; i < ids.length; i++) {
             line("invoke", now, session, ids[i], keys == null ? null : keys[i], topic, null, null, txn,
                 sources == null ? null : sources[i], null);
@@ -88,15 +96,20 @@ final class Ledger implements AutoCloseable {
         atOnce("offsets-commit", session, null, null);
     }
 
+    /** That commit returned without error (written by an at-most-once app, before its outputs). */
+    void offsetsCommitted(long session) {
+        atOnce("offsets-committed", session, null, null);
+    }
+
     private synchronized void outcome(String event, long id, Integer partition, Long offset, String detail) {
-        line(event, nowUs(), null, id, null, null, partition, offset, null, null, detail);
+        line(event, clockUs.getAsLong(), null, id, null, null, partition, offset, null, null, detail);
         if (++collectedLines >= collectAtMost) {
             flush();
         }
     }
 
     private synchronized void atOnce(String event, long session, Long txn, String detail) {
-        line(event, nowUs(), session, null, null, null, null, null, txn, null, detail);
+        line(event, clockUs.getAsLong(), session, null, null, null, null, null, txn, null, detail);
         flush();
     }
 

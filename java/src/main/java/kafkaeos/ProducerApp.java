@@ -165,7 +165,7 @@ public final class ProducerApp {
             int[] sent = new int[1];
             boolean abort = Transactions.abortsOnPurpose(spec.abortEvery, txn);
             try {
-                String outcome = ends.end(txn, abort, () -> sent[0] = send(these, number, until));
+                String outcome = ends.end(txn, abort, () -> sent[0] = sendOpeningFirst(these, number, until));
                 first += sent[0];
                 if (Transactions.ABORTED.equals(outcome) && !abort) {
                     ledger.flush();
@@ -183,6 +183,16 @@ public final class ProducerApp {
                 ends = new Transactions(producer, ledger, spec.session, blockS, 1);
             }
         }
+    }
+
+    /** {@link #send}, with the first record alone and acknowledged first when the spec says {@code open_first}. */
+    private int sendOpeningFirst(List<Integer> seqs, long txn, long until) {
+        if (!spec.openFirst || seqs.size() < 2) {
+            return send(seqs, txn, until);
+        }
+        int first = send(seqs.subList(0, 1), txn, until);
+        producer.flush();
+        return first + send(seqs.subList(1, seqs.size()), txn, until);
     }
 
     /**
@@ -233,6 +243,9 @@ public final class ProducerApp {
             long id = ids[i];
             ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(spec.topic,
                 keys == null ? null : keys[i].getBytes(StandardCharsets.UTF_8), Values.encodeValue(id, spec.valueBytes));
+            if (spec.sourceHeader) {
+                record.headers().add(Values.SOURCE_HEADER, Long.toString(id).getBytes(StandardCharsets.US_ASCII));
+            }
             try {
                 producer.send(record, (metadata, e) -> delivered(id, metadata, e));
             } catch (KafkaException e) {

@@ -70,6 +70,9 @@ final class Spec {
         public double commitTimeoutS = 60.0;
         /** After a transaction the app did not mean to abort was aborted, wait this long (backing off). */
         public int pauseAfterAbortMs;
+        /** Each transaction's first record is sent alone and acknowledged before the rest. */
+        public boolean openFirst;
+        public boolean sourceHeader;
         public double flushTimeoutS = 120.0;
         public ProducerResume resume;
     }

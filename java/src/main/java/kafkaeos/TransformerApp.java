@@ -43,6 +43,9 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *   <li>plain: produce a batch's outputs, flush, pause {@code pause_before_commit_ms}, write the
  *   {@code offsets-commit} line, commit the offsets (a refused commit is counted: the group moved on and
  *   someone else processes the batch again);</li>
+ *   <li>at_most_once: the other order: write the {@code offsets-commit} line, commit the offsets (and once
+ *   the commit returned, the {@code offsets-committed} line), pause, then produce the outputs and flush; a
+ *   crash in the pause loses the batch;</li>
  *   <li>transactional: {@code initTransactions}; per batch begin, produce, add the consumed positions with the
  *   consumer's group metadata (KIP-447 fencing), pause, commit. Every {@code abort_every}-th transaction is
  *   aborted on purpose, an abortable error aborts it; both rewind to the committed offsets and redo the batch.
@@ -60,6 +63,7 @@ public final class TransformerApp {
     private final Ledger ledger;
     private final Report report = new Report("consumed", "produced", "batches", "aborted");
     private final boolean transactional;
+    private final boolean atMostOnce;
     private KafkaConsumer<byte[], byte[]> consumer;
     private KafkaProducer<byte[], byte[]> producer;
     private Admin admin;
@@ -71,6 +75,7 @@ public final class TransformerApp {
         this.spec = spec;
         this.ledger = ledger;
         transactional = spec.mode.equals("transactional");
+        atMostOnce = spec.mode.equals("at_most_once");
         if (spec.resume != null) {
             seq = spec.resume.nextSeq;
             txn = spec.resume.nextTxn;
@@ -89,8 +94,8 @@ public final class TransformerApp {
             Report.print(Map.of("setup_error", error));
             System.exit(ProducerApp.SETUP_EXIT);
         }
-        if (!spec.mode.equals("plain") && !spec.mode.equals("transactional")) {
-            throw new IllegalArgumentException("mode must be plain or transactional, not " + spec.mode);
+        if (!List.of("plain", "at_most_once", "transactional").contains(spec.mode)) {
+            throw new IllegalArgumentException("mode must be plain, at_most_once or transactional, not " + spec.mode);
         }
         TransformerApp app;
         int exit;
@@ -142,6 +147,8 @@ public final class TransformerApp {
                 report.count("consumed", batch.count());
                 if (transactional) {
                     transaction(batch);
+                } else if (atMostOnce) {
+                    atMostOnce(batch);
                 } else {
                     plain(batch);
                 }
@@ -227,18 +234,37 @@ public final class TransformerApp {
     }
 
     private void plain(ConsumerRecords<byte[], byte[]> batch) {
+        write(batch);
+        pause();
+        commit();
+    }
+
+    private void atMostOnce(ConsumerRecords<byte[], byte[]> batch) {
+        if (commit()) {
+            ledger.offsetsCommitted(spec.session);
+        }
+        pause();
+        write(batch);
+    }
+
+    private void write(ConsumerRecords<byte[], byte[]> batch) {
         emit(batch, null);
         producer.flush();
         ledger.flush();
-        pause();
+    }
+
+    /** The consumed positions committed; false when the group refused them. */
+    private boolean commit() {
         ledger.offsetsCommit(spec.session);
         try {
             consumer.commitSync();
+            return true;
         } catch (KafkaException e) {
-            // The group moved on (a rebalance while this app was away): the batch is written but
-            // its offsets are not, so whoever owns the partitions now processes it again. That is
+            // The group moved on (a rebalance while this app was away): whoever owns the partitions now
+            // starts from the offsets committed before. After the outputs (plain) that repeats the batch:
             // the control's anomaly, not a crash.
             report.error(Outcomes.name(e));
+            return false;
         }
     }
 

@@ -32,8 +32,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
-from harness.configcheck import properties
 from harness.errors import HarnessError
+from harness.kafkaconfig import properties
 
 
 class Kind(StrEnum):

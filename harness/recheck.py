@@ -16,12 +16,14 @@ import json
 from pathlib import Path
 from typing import Any
 
+import scenarios
 from harness.checker.anomalies import CheckOptions, CheckResult
 from harness.checker.check import check
 from harness.errors import HarnessError
 from harness.history import columns, ledger
 from harness.verdict.checks import Check
-from harness.verdict.judge import JUDGED_KEYS, PairVerdict, VariantVerdict, judge
+from harness.verdict.document import JUDGED_KEYS, PairVerdict, VariantVerdict
+from harness.verdict.judge import judge
 
 ENGINES = ("python", "spark")
 SIDES = ("control", "guarantee")
@@ -76,8 +78,6 @@ def _side(side_dir: Path, saved: dict[str, Any], engine: str, master: str) -> Va
 
 def _checks(saved: dict[str, Any]) -> tuple[Check, ...]:
     """The side's checks: code, so from the scenario as registered now (none if it is gone)."""
-    import scenarios  # the registry sits above the harness
-
     try:
         s = scenarios.get(saved["scenario"])
     except HarnessError:
@@ -89,11 +89,11 @@ def _checks(saved: dict[str, Any]) -> tuple[Check, ...]:
 def _spark(
     ledgers: list[Path], reads: Path, view: str, eos_pairs: tuple[tuple[str, str], ...], master: str
 ) -> CheckResult:
-    from harness.checker import spark_engine  # pyspark: a second or so to import, only when asked for
+    from harness.checker.spark import engine  # pyspark: a second or so to import, only when asked for
 
-    spark = spark_engine.spark_session("recheck", master, kafka=False)
+    spark = engine.session("recheck", master, kafka=False)
     try:
-        found = spark_engine.check(spark, ledgers, reads, view=view, eos_pairs=eos_pairs)
+        found = engine.check(spark, ledgers, reads, view=view, eos_pairs=eos_pairs)
     finally:
         spark.stop()
     return CheckResult.from_json(found)

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.configcheck import catalogue as cat
-from harness.configcheck.catalogue import ACKS_ALL, Component, Kind, Setting
 from harness.errors import HarnessError
+from harness.kafkaconfig import catalogue as cat
+from harness.kafkaconfig.catalogue import ACKS_ALL, Component, Kind, Setting
 
 J, L, B = Component.JAVA, Component.LIBRDKAFKA, Component.BROKER
 

@@ -19,21 +19,21 @@ import pytest
 from pyspark.sql import SparkSession
 
 from harness.checker import anomalies
-from harness.checker import spark_engine as job
 from harness.checker.check import check
+from harness.checker.spark import engine as job
 from harness.checker.synthetic import INPUT_TOPIC, MUTATIONS, OUTPUT_TOPIC, Mutation
 from harness.cluster.kafka import KafkaCluster
 from harness.history import columns
 from harness.history.ledger import COLUMNS, LedgerWriter
 from harness.history.records import make_id
-from tests.harness.checker.histories import Spec, build, write_view
+from tests.harness.checker.histories import Spec, build, every_anomaly, write_view
 
 pytestmark = pytest.mark.spark
 
 
 @pytest.fixture(scope="module")
 def spark() -> Iterator[SparkSession]:
-    session = job.spark_session("test-check-history", kafka=False)
+    session = job.session("test-check-history", kafka=False)
     # These histories are tiny, so what Spark spends per query, not per row, is the time:
     # adaptive execution's re-planning after each small stage (about a third of each check),
     # compiling whole-stage code, and scheduling 4 shuffle tasks where 1 holds everything
@@ -143,6 +143,15 @@ def test_same_json_on_generated_histories(
     assert _normal(got) == _normal(expected)
 
 
+def test_same_json_on_a_history_with_every_anomaly(spark: SparkSession, tmp_path: Path) -> None:
+    case = build(every_anomaly())  # a new anomaly is here as soon as the property tests can inject it
+    paths, reads = case.write(tmp_path)
+    expected = _python(paths, reads, view=case.view, eos_pairs=case.eos_pairs)
+    assert {k: v["count"] for k, v in expected["anomalies"].items()} == case.expect
+    got = job.check(spark, paths, reads, view=case.view, eos_pairs=case.eos_pairs)
+    assert _normal(got) == _normal(expected)
+
+
 # --- a history of odd lines -----------------------------------------------------------------
 
 S1, S2, S3 = make_id(1, 0), make_id(2, 0), make_id(3, 0)
@@ -150,7 +159,7 @@ HEADER = ",".join(COLUMNS)
 
 
 def _odd_history(root: Path) -> tuple[list[Path], Path]:
-    """Every ledger quirk history.py handles, and every anomaly at least once, in a few dozen lines."""
+    """Every ledger quirk the ledger's reading rules handle, and every anomaly at least once, in a few dozen lines."""
     ledgers = root / "ledgers"
     ledgers.mkdir(parents=True)
     p1 = [
@@ -198,7 +207,7 @@ def _odd_history(root: Path) -> tuple[list[Path], Path]:
         "session,200,2,,,,,,,,tx-a,.",
         "session,201,2,,,,,,,,tx-a,.",  # announced twice: the last line wins
         f"invoke,202,2,{S2 + 0},,t1,,,,,,.",
-        f"ok,203,,{S2 + 0},,,0,abc,,,,.",  # not an integer: history.py takes its slow path for this file
+        f"ok,203,,{S2 + 0},,,0,abc,,,,.",  # not an integer: the numpy engine takes its slow path for this file
         f"ok,204,,{S2 + 0},,,0,2,,,,.",
         "",
         f"invoke,205,2,{S2 + 2},,t2,,,,{S1 + 0},,.",  # two outputs of one input
@@ -265,6 +274,7 @@ def _odd_history(root: Path) -> tuple[list[Path], Path]:
         ("t1", 0, 4, 99),
         ("t9", 0, 0, S1 + 11),  # a topic no ledger names, before another one in file order
         ("t0", 0, 0, -2),  # no harness id
+        ("t0", 0, 1, -1),  # the marker's id outside the one view with markers: a record without an id too
         ("t1", 0, 6, S1 + 8),
         ("t1", 1, 1, S1 + 11),
         ("t1", 0, 7, S1 + 12),

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.configcheck.properties import Property, load, parse
 from harness.errors import HarnessError
+from harness.kafkaconfig.properties import Property, load, parse
 
 
 def pairs(text: str) -> list[tuple[str, str]]:
@@ -149,6 +149,7 @@ _JAVA_CASES = [
 ]
 
 
+@pytest.mark.jvm
 def test_parse_agrees_with_java_util_properties(tmp_path: Path) -> None:
     (tmp_path / "Dump.java").write_text(_JAVA_DUMP)
     files = []

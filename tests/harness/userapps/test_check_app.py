@@ -1,0 +1,225 @@
+"""check-app on the example apps (examples/): each fixed app passes under faults, each real
+exactly-once bug is caught with its finding; an app that crashes on start, never reads, or
+writes outputs without an id gets one line instead of a verdict; the command itself gives
+bad input one line before any container starts, writes verdict, report and JUnit XML, and
+leaves nothing behind, interrupted or not."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness import commands
+from harness.cluster.kafka import KafkaCluster
+from harness.userapps import schedules
+from harness.userapps.check_app import check, run_folder
+from harness.userapps.contract import ContractError
+from harness.userapps.workload import UserAppWorkload
+from harness.verdict.document import VariantVerdict, side_outcome
+from tests.harness.test_stopping import ours, processes_naming
+
+ROOT = Path(__file__).resolve().parents[3]
+PYTHON_APP = [sys.executable, str(ROOT / "examples" / "python-app" / "src" / "eos_app.py")]
+INPUTS = 400
+
+
+@pytest.fixture(scope="module")
+def java_app(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    """The Java example built with its own pom (mvn package), as its README says."""
+    work = tmp_path_factory.mktemp("java-app") / "java-app"
+    shutil.copytree(ROOT / "examples" / "java-app", work, ignore=shutil.ignore_patterns("target"))
+    commands.run(["mvn", "-B", "-q", "-f", str(work / "pom.xml"), "package"], "build the Java example", "install Maven")
+    classpath = f"{work / 'target' / 'order-enricher.jar'}{os.pathsep}{work / 'target' / 'lib' / '*'}"
+    return ["java", "-cp", classpath, "example.OrderEnricher"]
+
+
+def _run(
+    cluster: KafkaCluster, tmp_path: Path, command: list[str], steps: schedules.StepsFor | None = None, **more: Any
+) -> VariantVerdict:
+    suffix = uuid.uuid4().hex[:6]
+    app = UserAppWorkload(tuple(command), f"orders-{suffix}", f"enriched-{suffix}", **{"inputs": INPUTS, **more})
+    folder = run_folder(tmp_path)
+    verdict = check(cluster, app, steps or schedules.default(app.inputs), folder, "test", "a test")
+    assert (folder / "report.html").exists() and (folder / "app" / "verdict.json").exists()
+    return verdict
+
+
+@pytest.mark.parametrize(
+    ("bug", "finding", "like"),
+    [
+        ("", "", ""),
+        # The Java consumer auto-commits in poll(), what it had read before that poll: a crash
+        # repeats the batches committed since, none when it comes in the first batch after an
+        # auto-commit (a few batches in a hundred here). B1's three kills make missing it unlikely.
+        ("offsets-outside-txn", "sink_repeated", "B1"),
+        ("read-uncommitted", "sink_aborted", ""),
+    ],
+    ids=["fixed", "offsets outside the transaction", "read uncommitted"],
+)
+def test_the_java_example_passes_and_its_bugs_are_caught(
+    cluster: KafkaCluster, tmp_path: Path, java_app: list[str], bug: str, finding: str, like: str
+) -> None:
+    started = time.monotonic()
+    steps, inputs = (schedules.like(like, 1)[0], 2000) if like else (None, INPUTS)
+    verdict = _run(cluster, tmp_path, [*java_app, *(["--bug", bug] if bug else [])], steps, inputs=inputs)
+    print(f"java {bug or 'fixed'}: {side_outcome(verdict)} in {time.monotonic() - started:.1f}s, {verdict.reasons}")
+    if not finding:
+        assert verdict.passed, verdict.reasons
+        assert [f["fault"] for f in verdict.context["faults"]] == ["kill"]  # the schedule's kill happened
+    else:
+        assert not verdict.passed and verdict.count(finding) > 0, verdict.reasons
+
+
+def test_the_python_example_survives_b1s_schedule(cluster: KafkaCluster, tmp_path: Path) -> None:
+    steps, pipeline = schedules.like("B1", instances=1)
+    started = time.monotonic()
+    # Half of B1's input: still enough that every kill lands while the app is busy.
+    verdict = _run(cluster, tmp_path, PYTHON_APP, steps, inputs=pipeline.inputs // 2, partitions=pipeline.partitions)
+    print(f"python fixed under B1: {side_outcome(verdict)} in {time.monotonic() - started:.1f}s")
+    assert verdict.passed, verdict.reasons
+    assert sum(f["fault"] == "kill" for f in verdict.context["faults"]) == 3
+
+
+def test_two_instances_share_the_input_and_survive_a_kill_of_one(cluster: KafkaCluster, tmp_path: Path) -> None:
+    started = time.monotonic()
+    verdict = _run(cluster, tmp_path, PYTHON_APP, instances=2)
+    print(f"python fixed, 2 instances: {side_outcome(verdict)} in {time.monotonic() - started:.1f}s")
+    assert verdict.passed, verdict.reasons
+    assert {r["app"] for r in verdict.context["workload"]} == {"app-1", "app-2"}
+
+
+def test_the_python_example_reading_uncommitted_is_caught(cluster: KafkaCluster, tmp_path: Path) -> None:
+    verdict = _run(cluster, tmp_path, [*PYTHON_APP, "--bug", "read-uncommitted"], schedules.none())
+    assert verdict.count("sink_aborted") > 0 and verdict.count("sink_repeated") == 0, verdict.reasons
+
+
+_WRITES_HELLO = (
+    "import os, time\n"
+    "from confluent_kafka import Producer\n"
+    "p = Producer({'bootstrap.servers': os.environ['KEH_BOOTSTRAP_SERVERS']})\n"
+    "p.produce(os.environ['KEH_OUTPUT_TOPIC'], b'hello')\n"
+    "p.flush(10)\n"
+    "time.sleep(600)\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("code", "said"),
+    [
+        ("import sys; print('no KEH_BROKERS'); sys.exit(3)", "exited with status 3 .* \\(it crashed on start\\)"),
+        ("import time; time.sleep(600)", "ran \\d+s but never read"),
+        (_WRITES_HELLO, "output enriched-.* names no input \\(value b'hello'\\)"),
+    ],
+    ids=["crashes on start", "never reads", "outputs without an id"],
+)
+def test_an_app_breaking_the_contract_gets_one_line(
+    cluster: KafkaCluster, tmp_path: Path, code: str, said: str
+) -> None:
+    with pytest.raises(ContractError, match=said) as caught:
+        _run(cluster, tmp_path, [sys.executable, "-c", code], schedules.none(), inputs=50, idle_timeout_s=5)
+    assert "\n" not in str(caught.value)
+    assert processes_naming(Path(code)) == []
+
+
+def _cli(*args: str, **popen: object) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "harness.cli", "check-app", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        **popen,  # type: ignore[call-overload]
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["--cmd", "no-such-program --x"], "'no-such-program' is not an executable"),
+        (["--cmd", "python3 app.py", "--like", "A1"], "not a consume-transform-produce app"),
+        (["--cmd", "python3 app.py", "--schedule", "/nonexistent.json"], "cannot read it"),
+        (["--cmd", "python3 app.py", "--extract", "nowhere_at_all:f"], "cannot import nowhere_at_all"),
+        (["--cmd", "python3 app.py", "--instances", "0"], "--instances must be 1 or more"),
+    ],
+)
+def test_bad_input_is_one_line_before_any_container_starts(args: list[str], said: str) -> None:
+    proc = _cli(*args, "--input-topic", "in", "--output-topic", "out")
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 2, err
+    assert said in err and err.count("\n") == 1 and "start 3-broker" not in err
+
+
+@pytest.mark.cluster
+def test_the_command_judges_writes_its_files_and_leaves_nothing(tmp_path: Path, java_app: list[str]) -> None:
+    junit = tmp_path / "junit.xml"
+    command = " ".join([*java_app, "--bug", "read-uncommitted"])
+    started = time.monotonic()
+    proc = _cli("--cmd", command, "--input-topic", "orders", "--output-topic", "enriched", "--inputs", str(INPUTS),
+                "--runs-dir", str(tmp_path / "runs"), "--junit", str(junit))  # fmt: skip
+    out, err = proc.communicate(timeout=600)
+    print(f"check-app (java, read uncommitted): exit {proc.returncode} in {time.monotonic() - started:.1f}s")
+    assert proc.returncode == 1, err[-2000:]
+    assert ": FAILED" in out and "sink_aborted=" in out and "e.g. sink_aborted" in out
+    (folder,) = (tmp_path / "runs").iterdir()
+    assert f"report: {folder / 'report.html'}" in out
+    assert (folder / "app" / "verdict.json").exists() and (folder / "report.html").exists()
+    case = ET.parse(junit).getroot().find("testsuite/testcase")
+    assert case is not None and case.find("failure").get("type") == "violated"  # type: ignore[union-attr]
+    assert ours(proc.pid) == [] and processes_naming(Path(command)) == []
+
+
+@pytest.mark.cluster
+def test_an_app_crashing_on_start_is_one_line_exit_2_and_nothing_left(tmp_path: Path) -> None:
+    marker = tmp_path / f"app-{uuid.uuid4().hex[:8]}"
+    marker.mkdir()
+    (marker / "app.py").write_text("import os\nprint(os.environ['KEH_BROKERS'])\n")  # not a variable it is given
+    proc = _cli("--cmd", f"{sys.executable} {marker / 'app.py'}", "--input-topic", "in", "--output-topic", "out",
+                "--inputs", "20", "--no-faults", "--runs-dir", str(tmp_path / "runs"))  # fmt: skip
+    out, err = proc.communicate(timeout=600)
+    assert proc.returncode == 2, err[-2000:]
+    (line,) = [line for line in err.splitlines() if line.startswith("kafka-harness: error:")]
+    assert "app-1 exited with status 1" in line and "(it crashed on start): KeyError: 'KEH_BROKERS'" in line
+    assert out == "" and ours(proc.pid) == [] and processes_naming(marker) == []
+
+
+@pytest.mark.cluster
+def test_ctrl_c_mid_run_leaves_nothing(tmp_path: Path) -> None:
+    marker = tmp_path / f"app-{uuid.uuid4().hex[:8]}"  # in the app's command line: found in /proc
+    marker.mkdir()
+    shutil.copy(PYTHON_APP[1], marker)
+    command = f"{sys.executable} {marker / 'eos_app.py'} --work-ms 50"  # slow: still running when interrupted
+    proc = _cli("--cmd", command, "--input-topic", "in", "--output-topic", "out", "--no-faults",
+                "--runs-dir", str(tmp_path / "runs"))  # fmt: skip
+    lines: list[str] = []
+    running = threading.Event()
+
+    def read() -> None:
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            lines.append(line)
+            if "APP app: app-1 on" in line:
+                running.set()
+
+    threading.Thread(target=read, daemon=True).start()
+    try:
+        assert running.wait(300), "".join(lines[-20:])
+        time.sleep(2.0)
+        proc.send_signal(signal.SIGINT)
+        proc.wait(60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 128 + signal.SIGINT, "".join(lines[-20:])
+    assert ours(proc.pid) == [] and processes_naming(marker) == []
+    (folder,) = (tmp_path / "runs").iterdir()
+    assert (folder / "report.html").exists()
