@@ -8,7 +8,7 @@ from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
 import scenarios
-from harness.cluster import images
+from harness import provision, versions
 from harness.errors import HarnessError
 from harness.scenario import Scenario, Variant, on_client
 from harness.settings import Settings
@@ -46,10 +46,13 @@ class Subject:
         return replace(self.scenario().guarantee, broker_settings={}, kafka_version="", client_security="")
 
     def settings(self, base: Settings) -> Settings:
-        variant = self.scenario().guarantee
-        version = self.kafka_version or variant.kafka_version or None
-        settings = base.with_overrides(kafka_version=version, client_security=variant.client_security or None)
-        images.check_kafka_version(settings.kafka_version)
+        """The exploration's cluster settings, with its Kafka image and its apps' client release
+        fetched and built first (a release no registry has: one line, before anything starts)."""
+        chosen = self.scenario()
+        version = self.kafka_version or chosen.guarantee.kafka_version or None
+        settings = base.with_overrides(kafka_version=version, client_security=chosen.guarantee.client_security or None)
+        versions.kafka(settings.kafka_version)
+        provision.prepare(settings, [replace(chosen, control=self.guarantee(), guarantee=self.guarantee())])
         return settings
 
     def broker_settings(self) -> dict[str, str]:
