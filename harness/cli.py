@@ -1,5 +1,5 @@
-"""``kafka-harness``: list and run scenarios, check your own app, build images, clean up leftovers, verify
-configs, index reports.
+"""``kafka-harness``: list, run and explore scenarios, check your own app, build images, clean up leftovers,
+verify configs, index reports.
 
 Exit status: 0 success (a scenario pair passed, or a research pair was reported), 1 a
 guarantee was violated, 3 a pair was inconclusive (its control showed nothing), 2 bad
@@ -20,6 +20,7 @@ from harness import docker_engine, provision, stopping, versions
 from harness.cluster import images
 from harness.configcheck import dynamic
 from harness.errors import HarnessError
+from harness.explore import commands as explore_commands
 from harness.jvm import java_clients
 from harness.progress import say
 from harness.scenario import on_client
@@ -237,7 +238,9 @@ def parser() -> argparse.ArgumentParser:
     sp.set_defaults(func=cmd_faults)
 
     sp = sub.add_parser("run", help="run scenario pairs (control + guarantee) on a fresh cluster")
-    sp.add_argument("scenarios", nargs="+", metavar="SCENARIO", help="scenario ids, e.g. A1")
+    sp.add_argument(
+        "scenarios", nargs="+", metavar="SCENARIO", help="scenario ids, e.g. A1, or scenario files (e.g. from shrink)"
+    )
     sp.add_argument("--json", action="store_true", help="print the verdict JSON instead of the summary")
     sp.add_argument(
         "--repeat", type=int, default=1, metavar="N", help="run every pair N times and print how stable each was"
@@ -282,6 +285,8 @@ def parser() -> argparse.ArgumentParser:
     sp = sub.add_parser("up", help="start a cluster and keep it until interrupted")
     versions(sp)
     sp.set_defaults(func=cmd_up)
+
+    explore_commands.add_parsers(sub, _settings, versions)
 
     sp = sub.add_parser(
         "verify-config", help="check broker, producer and consumer .properties files against the scenarios' rules"

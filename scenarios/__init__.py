@@ -57,7 +57,20 @@ def _book_order(scenario_id: str) -> tuple[str, int, str]:
     return (match[1], int(match[2]), match[3]) if match else (scenario_id, 0, "")
 
 
+def from_file(path: Path) -> Scenario:
+    """The scenario a module file defines (e.g. one ``kafka-harness shrink`` wrote)."""
+    if not path.is_file():
+        raise HarnessError(f"no scenario file {path}: give a scenario id (kafka-harness list) or a .py file's path")
+    scenario = getattr(_load(path), "SCENARIO", None)
+    if not isinstance(scenario, Scenario):
+        raise HarnessError(f"{path} defines no SCENARIO = Scenario(...)")
+    return scenario
+
+
 def get(scenario_id: str) -> Scenario:
+    """A scenario by its id, or the one a scenario file defines (a path ending in .py)."""
+    if scenario_id.endswith(".py"):
+        return from_file(Path(scenario_id))
     known = all_scenarios()
     scenario = {sid.upper(): s for sid, s in known.items()}.get(scenario_id.upper())
     if scenario is None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import atexit
 import base64
+import json
 import os
 import secrets
 import signal
@@ -37,7 +38,7 @@ from testcontainers.core.container import DockerContainer
 from testcontainers.core.network import Network
 
 from harness import docker_engine
-from harness.cluster import images, security
+from harness.cluster import broker_archive, images, security
 from harness.cluster.proxy import ToxiproxyAPI
 from harness.errors import HarnessError
 from harness.progress import say, step
@@ -63,6 +64,8 @@ _BROKER_PORT = {"client": 9092, "replication": 9093, "controller": 9094, "client
 _PROXY_PORT_BASE = {"client": 19090, "replication": 29090, "controller": 39090, "client2": 49090, "client3": 59090}
 _TOXIPROXY_API_PORT = 8474
 PROBE_TOPIC = "__harness_probe"
+# Where each KRaft node keeps what it knows of the quorum (its leader among it).
+_QUORUM_STATE = "/var/lib/kafka/data/__cluster_metadata-0/quorum-state"
 
 
 def _proxy_port(node_id: int, listener: str) -> int:
@@ -128,6 +131,7 @@ class KafkaCluster:
         self._network: Network | None = None
         self._client_ports: dict[str, dict[int, int]] = {}  # listener -> node id -> published port
         self._admin: AdminClient | None = None
+        self._archive: Path | None = None  # the brokers' class archive (harness.cluster.broker_archive)
         self._started = False
         self._stopped = False
         self._lock = threading.Lock()
@@ -162,6 +166,7 @@ class KafkaCluster:
         self._started = True
         images.ensure(self.settings, pull=False)  # a Kafka version's first use builds its image
         self._install_cleanup()
+        self._archive = broker_archive.ensure(self.settings)
         try:
             with step(f"start 3-broker KRaft cluster {self.run_id} (Kafka {self.settings.kafka_version})"):
                 self._network = Network(docker_network_kw={"labels": self._labels()}).create()
@@ -245,6 +250,7 @@ class KafkaCluster:
         )
         for key, value in self._broker_env(node_id).items():
             container.with_env(key, value)
+        broker_archive.mount(container, self._archive)
         with self._lock:
             self.brokers[node_id] = Broker(node_id, alias, container)
         container.start()
@@ -320,6 +326,9 @@ class KafkaCluster:
                 {
                     "bootstrap.servers": self.bootstrap_servers(),
                     "socket.timeout.ms": 5000,
+                    # Reconnect to a broker that refused within half a second, not up to 10 s
+                    # later: a starting cluster is seen ready as soon as it is.
+                    "reconnect.backoff.max.ms": 500,
                     "log_level": HARNESS_CLIENT_LOG_LEVEL,
                     **self.client_config(),
                 }
@@ -466,6 +475,44 @@ class KafkaCluster:
         )
         if err is not None:
             raise HarnessError(f"preferred leader election for {topic}-{partition} failed: {err.str()}")
+
+    def active_controller(self, timeout_s: float = 30) -> int:
+        """The node leading the KRaft quorum: what the running nodes' ``quorum-state`` files say
+        (no Kafka API tells a client: brokers answer DescribeCluster with any broker)."""
+
+        def leader() -> int:
+            for broker in self.brokers.values():
+                container = broker.docker()
+                container.reload()
+                if container.status != "running":
+                    continue
+                code, out = container.exec_run(["cat", _QUORUM_STATE])
+                if code == 0:
+                    return int(json.loads(out)["leaderId"])
+            return -1
+
+        return wait_until(leader, lambda node: node > 0, timeout_s, "a KRaft quorum leader")
+
+    def health(self) -> list[str]:
+        """What keeps this cluster from being as it started, for reuse across runs: brokers not
+        running or not registered, the probe topic not fully in sync, toxics left on a proxy or
+        a proxy left disabled. Empty: healthy."""
+        problems = [f"{b.alias} is {status}" for b in self.brokers.values() if (status := b.status()) != "running"]
+        try:
+            registered = self.registered_brokers()
+            if len(registered) != self.size:
+                problems.append(f"brokers registered: {registered}")
+            if len(self.isr(PROBE_TOPIC, 0)) != self.size:
+                problems.append(f"{PROBE_TOPIC} in sync on {self.isr(PROBE_TOPIC, 0)} only")
+        except KafkaException as exc:
+            problems.append(f"metadata: {exc}")
+        if self.proxies is not None:
+            for name, proxy in sorted(self.proxies.proxies().items()):
+                if not proxy.get("enabled", True):
+                    problems.append(f"proxy {name} disabled")
+                if proxy.get("toxics"):
+                    problems.append(f"proxy {name} has toxics {[t['name'] for t in proxy['toxics']]}")
+        return problems
 
     def registered_brokers(self) -> list[int]:
         return sorted(self.admin().list_topics(timeout=5).brokers)

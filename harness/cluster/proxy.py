@@ -77,6 +77,11 @@ class ToxiproxyAPI:
         """Disabling closes every open connection and refuses new ones: a cut link."""
         self._call("POST", f"/proxies/{proxy}", {"enabled": enabled})
 
+    def proxies(self) -> dict[str, dict[str, Any]]:
+        """Every proxy by name, as the server shows it (``enabled``, ``toxics``)."""
+        found: dict[str, dict[str, Any]] = self._call("GET", "/proxies")
+        return found
+
     def toxics(self, proxy: str) -> list[str]:
         return sorted(t["name"] for t in self._call("GET", f"/proxies/{proxy}/toxics"))
 

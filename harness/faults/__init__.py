@@ -12,7 +12,7 @@ Scenario files import their vocabulary from here: ``from harness.faults import L
 Step, blackhole``.
 """
 
-from harness.faults.conditions import AppSent, Condition, Isr, Paused
+from harness.faults.conditions import AppSent, Committed, Condition, Isr, Paused
 from harness.faults.inject import Faults, Injected
 from harness.faults.kinds.bandwidth import bandwidth
 from harness.faults.kinds.blackhole import blackhole
@@ -30,6 +30,7 @@ from harness.faults.kinds.stop import stop
 from harness.faults.roles import (
     App,
     Brokers,
+    Controller,
     Followers,
     GroupCoordinator,
     Leader,
@@ -47,7 +48,9 @@ __all__ = [
     "App",
     "AppSent",
     "Brokers",
+    "Committed",
     "Condition",
+    "Controller",
     "FaultSpec",
     "Faults",
     "Followers",

@@ -49,6 +49,22 @@ class AppSent:
 
 
 @dataclass(frozen=True)
+class Committed:
+    """The app has asked for its ``commits``-th commit (of a transaction, or of consumer offsets
+    outside transactions), over all its incarnations: a fault keyed to its progress in units
+    that matter to exactly-once."""
+
+    app: str
+    commits: int
+
+    def holds(self, faults: Faults) -> bool:
+        return faults.apps[self.app].commits() >= self.commits
+
+    def __str__(self) -> str:
+        return f"{self.app} asked for commit {self.commits}"
+
+
+@dataclass(frozen=True)
 class Paused:
     """An earlier step's pause holds the app (SIGSTOP sent, SIGCONT not yet), and has for
     ``for_s`` seconds: what a replacement instance waits for, so it never starts before the
@@ -70,7 +86,7 @@ class Paused:
 
 
 class Condition(Protocol):
-    """What a step may wait for (``Isr``, ``AppSent``, ``Paused``, or a workload's own, e.g.
+    """What a step may wait for (``Isr``, ``AppSent``, ``Committed``, ``Paused``, or a workload's own, e.g.
     harness.workloads.pipeline.BatchUncommitted or harness.workloads.spark.BatchInFlight):
     asked every half second until it holds."""
 

@@ -142,6 +142,17 @@ def key_partition(key: str, partitions: int) -> int:
 
 
 @dataclass(frozen=True)
+class Controller:
+    """The active KRaft controller (the quorum's leader) when the fault fires."""
+
+    def resolve(self, cluster: KafkaCluster) -> list[int]:
+        return [cluster.active_controller()]
+
+    def __str__(self) -> str:
+        return "active controller"
+
+
+@dataclass(frozen=True)
 class App:
     """A workload process of the run, by the name the runner registered it under."""
 
@@ -154,4 +165,4 @@ class App:
         return f"app {self.name}"
 
 
-Target = Node | Brokers | Leader | Followers | Replicas | TxnCoordinator | GroupCoordinator | App
+Target = Node | Brokers | Leader | Followers | Replicas | TxnCoordinator | GroupCoordinator | Controller | App

@@ -27,6 +27,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from harness.checker.sinks import count_per_input, naming_aborted
+from harness.faults import serial
 from harness.history.columns import ISOLATIONS, view_path
 from harness.history.readback import high_watermarks, read_back
 from harness.history.records import MARKER_ID
@@ -132,6 +133,7 @@ def _where(rows: pa.Table, i: int) -> str:
     return f"{rows['topic'][i].as_py()}-{rows['partition'][i].as_py()}@{rows['offset'][i].as_py()}"
 
 
+@serial.condition
 @dataclass(frozen=True)
 class OutputAtLeast:
     """The output topic holds at least ``records`` records (committed or not, markers counted):

@@ -30,6 +30,11 @@ default: the apps' own links; ``client``, ``replication``, ``controller``), ``di
 ``duration_s`` (absent: healed at the end), ``when`` (``{"output_at_least": n}``,
 ``{"isr_at_most": n, "topic": ..., "partition": p}``, ``{"isr_at_least": ...}``, ``{"paused":
 "app-N"}``) and ``when_timeout_s``.
+
+A file in the harness's own JSON form of a schedule (its ``"schema"`` is
+``kafka-eos-harness/schedule/1``: what ``explore`` keeps and ``shrink`` writes; docs/faults.md)
+is taken as it is, ``{topic}`` standing for the output topic and ``App("app-N")`` for an
+instance.
 """
 
 from __future__ import annotations
@@ -56,6 +61,7 @@ from harness.faults import (
     Step,
     TxnCoordinator,
     kinds,
+    serial,
 )
 from harness.userapps import contract
 from harness.userapps.app import instance_name
@@ -154,6 +160,8 @@ def from_file(path: Path, instances: int, input_topic: str) -> StepsFor:
         raise HarnessError(f"--schedule {path}: cannot read it: {exc.strerror}") from exc
     except ValueError as exc:
         raise HarnessError(f"--schedule {path}: not JSON: {exc}") from exc
+    if isinstance(doc, dict) and doc.get("schema") == serial.SCHEMA:
+        return _serial(doc, path)
     raw = doc.get("steps") if isinstance(doc, dict) else None
     if not isinstance(raw, list):
         raise HarnessError(f'--schedule {path}: expected {{"steps": [...]}} (see docs/your-app.md)')
@@ -161,6 +169,20 @@ def from_file(path: Path, instances: int, input_topic: str) -> StepsFor:
     def steps(output: str) -> list[Step]:
         topics = {"output": output, "input": input_topic}
         return [_step(item, f"--schedule {path}: step {n}", topics, instances) for n, item in enumerate(raw, 1)]
+
+    steps("check")
+    return steps
+
+
+def _serial(doc: dict[str, Any], path: Path) -> StepsFor:
+    """A schedule in the harness's own JSON form (what explore keeps and shrink writes:
+    harness.faults.serial), ``{topic}`` standing for the output topic; checked now."""
+
+    def steps(output: str) -> list[Step]:
+        try:
+            return serial.steps(doc, output)
+        except serial.ScheduleError as exc:
+            raise HarnessError(f"--schedule {path}: {exc}") from exc
 
     steps("check")
     return steps

@@ -95,6 +95,8 @@ FORBIDDEN = "forbidden"
 ONE_OF = "one of"
 ALLOWED = "allowed"
 RULES = (REQUIRED, FORBIDDEN, ONE_OF, ALLOWED)
+# How a reason says a step of the fault schedule failed (not a finding: the fault did not happen as written).
+FAULT_ERROR = "fault schedule error: "
 # A side's document holds these, and its context besides (VariantVerdict.to_json).
 JUDGED_KEYS = ("schema", "scenario", "variant", "passed", "reasons", "expect", "counts", "result", "notes", "checks")
 

@@ -10,7 +10,7 @@ from typing import Any
 from harness.checker import catalogue
 from harness.checker.anomalies import CheckResult
 from harness.verdict.checks import Check
-from harness.verdict.document import FORBIDDEN, ONE_OF, REQUIRED, VariantVerdict
+from harness.verdict.document import FAULT_ERROR, FORBIDDEN, ONE_OF, REQUIRED, VariantVerdict
 
 
 def judge(
@@ -30,7 +30,7 @@ def judge(
         elif rule == FORBIDDEN and n > 0:
             verdict.reasons.append(f"found {n} {anomaly} anomalies, none allowed")
     # A fault that did not happen as written proves nothing either way.
-    verdict.reasons.extend(f"fault schedule error: {e}" for e in context.get("fault_errors", []))
+    verdict.reasons.extend(f"{FAULT_ERROR}{e}" for e in context.get("fault_errors", []))
     any_of = [a for a, rule in expect.items() if rule == ONE_OF]
     if any_of and not any(verdict.count(a) for a in any_of):
         verdict.reasons.append(f"expected one of {', '.join(any_of)}, found none")

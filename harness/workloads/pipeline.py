@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from harness.checker.sinks import count_effects
 from harness.cluster.kafka import KafkaCluster
 from harness.errors import HarnessError
+from harness.faults import serial
 from harness.faults.roles import GroupCoordinator, TxnCoordinator
 from harness.history import ledger
 from harness.history.columns import History
@@ -71,6 +72,9 @@ class PipelineWorkload:
     batch_size: int = 50
     pause_before_commit_ms: int = 0
     abort_every: int = 0
+    # A PLANTED BUG for testing explore (harness.workloads.apps.transformer): every n-th
+    # transaction's offsets committed outside it. 0: the app as it should be.
+    bug_offsets_outside_txn_every: int = 0
     producer_config: dict[str, Any] = field(default_factory=dict)
     consumer_config: dict[str, Any] = field(default_factory=dict)
     # Apps (by number) that reach the brokers through links of their own, so a link fault
@@ -99,6 +103,8 @@ class PipelineWorkload:
         client = clients.check(self.client)
         if client == clients.JAVA and not to_kafka:
             raise HarnessError("the Java transformer app has no SQLite sink: run this pipeline on librdkafka")
+        if client == clients.JAVA and self.bug_offsets_outside_txn_every:
+            raise HarnessError("the planted bug is in the Python transformer app only: run this pipeline on librdkafka")
         if self.mode not in MODES or (self.mode == AT_MOST_ONCE and not to_kafka):
             modes = ", ".join(MODES)
             raise HarnessError(f"pipeline mode {self.mode!r}: one of {modes} ({AT_MOST_ONCE} has no SQLite sink)")
@@ -124,6 +130,7 @@ class PipelineWorkload:
                 batch_size=self.batch_size,
                 pause_before_commit_ms=self.pause_before_commit_ms,
                 abort_every=self.abort_every,
+                bug_offsets_outside_txn_every=self.bug_offsets_outside_txn_every,
                 # Each app's producer is named after it (unless the config names it), so a
                 # protocol fault can pick one instance's requests by their client id (B2d).
                 producer_config={"client.id": transformer(i), **app_producer},
@@ -133,7 +140,10 @@ class PipelineWorkload:
             )
 
             def spec_for(ledger: Path, earlier: list[Path], spec: TransformerSpec = spec) -> dict[str, Any]:
-                return asdict(replace(spec, ledger=str(ledger), resume=transformer_resume(earlier, spec.session)))
+                doc = asdict(replace(spec, ledger=str(ledger), resume=transformer_resume(earlier, spec.session)))
+                if not spec.bug_offsets_outside_txn_every:  # the Java app refuses fields it does not know
+                    del doc["bug_offsets_outside_txn_every"]
+                return doc
 
             apps.append(AppProcess(transformer(i), run_dir, spec_for, command))
         return Plan(
@@ -185,6 +195,7 @@ def _newest_batch_line(faults: Faults, app_name: str, after: int) -> tuple[str, 
         return ledger.last_of(newest.read(), ledger.WRITTEN_AT_ONCE)
 
 
+@serial.condition
 @dataclass(frozen=True)
 class BatchUncommitted:
     """Transformer ``app`` has handed a batch's outputs to its client and not yet asked for
@@ -212,6 +223,7 @@ class BatchUncommitted:
         return f"{self.app} has sent >= {self.after} outputs and holds a batch not yet committed{held}"
 
 
+@serial.condition
 @dataclass(frozen=True)
 class BatchInHand:
     """Transformer ``app`` is between the two steps of a batch, in whichever order its mode

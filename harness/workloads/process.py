@@ -135,6 +135,14 @@ class AppProcess:
         """Sends invoked so far, by every incarnation (its ledgers' ``invoke`` lines)."""
         return sum(ledger.count(path.read_bytes(), "invoke") for path in self.ledgers())
 
+    def commits(self) -> int:
+        """Commits asked for so far, by every incarnation: transactions (``txn-commit`` lines)
+        and, outside transactions, consumer offsets (``offsets-commit``)."""
+        return sum(
+            data.count(b"\ntxn-commit,") + data.count(b"\noffsets-commit,")
+            for data in (path.read_bytes() for path in self.ledgers())
+        )
+
     def reports(self) -> list[dict[str, Any]]:
         return [
             {

@@ -30,6 +30,7 @@ import pyarrow.parquet as pq
 
 from harness.checker.sinks import aggregate_mismatch, count_per_input, naming_aborted
 from harness.cluster.kafka import KafkaCluster
+from harness.faults import serial
 from harness.history.columns import History, view_path
 from harness.history.readback import high_watermarks, read_back
 from harness.workloads import spark_tables
@@ -145,6 +146,7 @@ def _driver_command(spec_path: Path, spec: dict[str, Any]) -> list[str]:
     return [sys.executable, "-m", f"spark_jobs.{spec['job']}", *spec["args"]]
 
 
+@serial.condition
 @dataclass(frozen=True)
 class BatchInFlight:
     """Incarnation ``incarnation`` of the driver (``topic``: its input) is between writing a
@@ -182,6 +184,7 @@ class BatchInFlight:
         return f"driver {self.incarnation} reading {self.topic} has a micro-batch written but not committed{after}"
 
 
+@serial.condition
 @dataclass(frozen=True)
 class WrittenSinceCommit:
     """Incarnation ``incarnation`` of a Kafka-sink driver has written at least ``records``

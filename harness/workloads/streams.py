@@ -39,6 +39,7 @@ from confluent_kafka import Consumer, KafkaException, TopicPartition
 
 from harness.checker.sinks import aggregate_mismatch, count_per_input
 from harness.cluster.kafka import KafkaCluster
+from harness.faults import serial
 from harness.faults.roles import TxnCoordinator, java_hash
 from harness.history.columns import History, view_path
 from harness.history.readback import read_back
@@ -204,6 +205,7 @@ def _committed(spec: dict[str, Any], partitions: list[TopicPartition]) -> list[T
         consumer.close()
 
 
+@serial.condition
 @dataclass(frozen=True)
 class StreamsUncommitted:
     """Instance ``app`` is mid-stream: it has committed at least once and processed ``records``
@@ -354,6 +356,7 @@ def transaction_state(key: bytes | None, value: bytes | None) -> tuple[str, int]
     return key[4 : 4 + size].decode(errors="replace"), value[16]
 
 
+@serial.condition
 @dataclass(frozen=True)
 class CommitLogged:
     """The coordinator of the Streams app ``app``'s commits has just logged one. Exactly-once:
@@ -406,6 +409,7 @@ class CommitLogged:
         return f"the coordinator of {self.app}'s commits has just logged one"
 
 
+@serial.role
 @dataclass(frozen=True)
 class CommitCoordinator:
     """Fault target: the broker coordinating the commit ``seen`` caught. The transaction

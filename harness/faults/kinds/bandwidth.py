@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import random
+
+from harness.faults.kinds.base import DrawContext
 from harness.faults.kinds.link_toxic import toxic_kind
 from harness.faults.roles import Target
 from harness.faults.specs import Direction, FaultSpec, Listeners, on_links
@@ -14,4 +17,9 @@ def bandwidth(
     return on_links("bandwidth", target, listener, direction, rate=kb_per_s)
 
 
-KIND = toxic_kind("bandwidth", "bandwidth", "links limited to a rate", bandwidth)
+def draw(rng: random.Random, ctx: DrawContext) -> FaultSpec:
+    kb_per_s = rng.choice((1, 10, 100))
+    return bandwidth(ctx.broker(rng), kb_per_s, ctx.listener(rng), ctx.direction(rng))  # type: ignore[arg-type]
+
+
+KIND = toxic_kind("bandwidth", "bandwidth", "links limited to a rate", bandwidth, draw, {"kb_per_s": "rate"})

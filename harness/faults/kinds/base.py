@@ -4,19 +4,23 @@ A kind is one module of this package defining ``KIND = FaultKind(...)``: its nam
 and one-line summary; ``make``, the constructor scenarios call (its signature and docstring
 are the kind's parameters); and ``start``, which applies one ``FaultSpec`` to the brokers its
 role resolved to and returns the heal: a call that undoes exactly that and returns what the
-fault's record should add (e.g. the requests a protocol fault hit).
+fault's record should add (e.g. the requests a protocol fault hit). Optionally ``draw``,
+which picks one such fault at random (``harness.explore`` draws schedules with it) from a
+``DrawContext``: what a side offers to aim at and the timeouts that matter.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+import random
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from harness.cluster.kafka import KafkaCluster
     from harness.cluster.proxy import ToxiproxyAPI
+    from harness.faults.roles import App, Target
     from harness.faults.specs import FaultSpec
 
 # Undoes one injected fault; returns fields for its record (or None).
@@ -36,6 +40,8 @@ class AppHandle(Protocol):
     def restart(self) -> None: ...
 
     def sent(self) -> int: ...
+
+    def commits(self) -> int: ...
 
     def ledgers(self) -> list[Path]: ...
 
@@ -60,6 +66,46 @@ class Context(Protocol):
 
 
 @dataclass(frozen=True)
+class DrawContext:
+    """What a fault may be drawn against: the roles of one side (their topic names may hold the
+    placeholders of ``harness.faults.serial``), the listener its apps reach the brokers on, and
+    its clients' timeouts, around which durations and delays are drawn."""
+
+    brokers: tuple[Target, ...]  # broker roles: leaders, followers, coordinators, nodes
+    apps: tuple[App, ...]
+    partitions: tuple[tuple[str, int], ...]  # (topic, partition) an operation may act on
+    client_listener: str = "client"  # where the side's apps connect
+    transactional_ids: tuple[str, ...] = ()
+    request_timeout_ms: int = 30_000
+    session_timeout_ms: int = 6_000
+    transaction_timeout_ms: int = 60_000
+
+    def broker(self, rng: random.Random) -> Target:
+        return rng.choice(self.brokers)
+
+    def target(self, rng: random.Random) -> Target:
+        """A broker role or, half the time when the side has apps, an app: the apps are what an
+        exactly-once pipeline must get right through their crashes."""
+        return rng.choice(self.apps) if self.apps and rng.random() < 1 / 2 else self.broker(rng)
+
+    def listener(self, rng: random.Random) -> str:
+        """Mostly the apps' links; sometimes replication or the KRaft quorum between brokers."""
+        return rng.choices((self.client_listener, "replication", "controller"), weights=(6, 3, 1))[0]
+
+    def direction(self, rng: random.Random) -> str:
+        return rng.choice(("to_broker", "from_broker", "both"))
+
+    def around_timeout_ms(self, rng: random.Random) -> int:
+        """A delay that matters: well under, around or just past one of the clients' timeouts."""
+        timeout = rng.choice((self.request_timeout_ms, self.session_timeout_ms, self.transaction_timeout_ms))
+        return max(50, int(timeout * rng.choice((0.05, 0.25, 0.5, 0.9, 1.1, 1.5))))
+
+
+# Draws one fault of a kind (``FaultKind.draw``).
+Draw = Callable[[random.Random, DrawContext], "FaultSpec"]
+
+
+@dataclass(frozen=True)
 class FaultKind:
     name: str
     family: str
@@ -69,3 +115,7 @@ class FaultKind:
     on_links: bool = False  # acts on proxies: the spec's listeners and direction apply
     per_connection: bool = False  # takes a toxicity (Toxiproxy draws it per connection)
     instant: bool = False  # an operation: done once, nothing to heal, an instant on the timeline
+    draw: Draw | None = None  # None: never drawn by explore
+    # The constructor's arguments whose ``FaultSpec.params`` key differs (``ms`` -> ``latency``):
+    # how a spec is written back as its constructor's arguments (harness.faults.serial).
+    params_as: Mapping[str, str] = field(default_factory=dict)

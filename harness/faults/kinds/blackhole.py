@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+import random
+
+from harness.faults.kinds.base import DrawContext
 from harness.faults.kinds.link_toxic import toxic_kind
 from harness.faults.roles import Target
 from harness.faults.specs import Direction, FaultSpec, Listeners, on_links
@@ -13,4 +16,8 @@ def blackhole(target: Target, listener: Listeners = "client", direction: Directi
     return on_links("blackhole", target, listener, direction, timeout=0)
 
 
-KIND = toxic_kind("blackhole", "timeout", "bytes vanish, connections stay open", blackhole)
+def draw(rng: random.Random, ctx: DrawContext) -> FaultSpec:
+    return blackhole(ctx.broker(rng), ctx.listener(rng), ctx.direction(rng))  # type: ignore[arg-type]
+
+
+KIND = toxic_kind("blackhole", "timeout", "bytes vanish, connections stay open", blackhole, draw)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from harness.faults.kinds.base import LINK, Context, FaultKind, Heal
+import random
+
+from harness.faults.kinds.base import LINK, Context, DrawContext, FaultKind, Heal
 from harness.faults.roles import Target
 from harness.faults.specs import FaultSpec, Listeners, on_links
 
@@ -25,4 +27,18 @@ def start(ctx: Context, spec: FaultSpec, brokers: list[int]) -> Heal:
     return reconnect
 
 
-KIND = FaultKind("cut", LINK, "links closed and refused", cut, start, on_links=True)
+def draw(rng: random.Random, ctx: DrawContext) -> FaultSpec:
+    """The apps' links, or the links between brokers (a broker partitioned off), or all of them."""
+    listeners = rng.choice(
+        (
+            (ctx.client_listener,),
+            ("replication",),
+            ("controller",),
+            ("replication", "controller"),
+            (ctx.client_listener, "replication", "controller"),
+        )
+    )
+    return cut(ctx.broker(rng), listeners)
+
+
+KIND = FaultKind("cut", LINK, "links closed and refused", cut, start, on_links=True, draw=draw)

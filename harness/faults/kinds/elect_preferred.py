@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from harness.faults.kinds.base import OPERATION, Context, FaultKind, Heal
+import random
+
+from harness.faults.kinds.base import OPERATION, Context, DrawContext, FaultKind, Heal
 from harness.faults.roles import Replicas
 from harness.faults.specs import FaultSpec
 
@@ -18,4 +20,10 @@ def start(ctx: Context, spec: FaultSpec, brokers: list[int]) -> Heal:
     return lambda: None
 
 
-KIND = FaultKind("elect_preferred", OPERATION, "a preferred leader election", elect_preferred, start, instant=True)
+def draw(rng: random.Random, ctx: DrawContext) -> FaultSpec:
+    return elect_preferred(*rng.choice(ctx.partitions))
+
+
+KIND = FaultKind(
+    "elect_preferred", OPERATION, "a preferred leader election", elect_preferred, start, instant=True, draw=draw
+)

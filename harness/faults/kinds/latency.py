@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import random
+
+from harness.faults.kinds.base import DrawContext
 from harness.faults.kinds.link_toxic import toxic_kind
 from harness.faults.roles import Target
 from harness.faults.specs import Direction, FaultSpec, Listeners, on_links
@@ -20,4 +23,17 @@ def latency(
     return on_links("latency", target, listener, direction, toxicity, latency=ms, jitter=jitter_ms)
 
 
-KIND = toxic_kind("latency", "latency", "bytes arrive late", latency)
+def draw(rng: random.Random, ctx: DrawContext) -> FaultSpec:
+    return latency(
+        ctx.broker(rng),
+        ctx.around_timeout_ms(rng),
+        jitter_ms=rng.choice((0, 0, 100, 1000)),
+        listener=ctx.listener(rng),
+        direction=ctx.direction(rng),  # type: ignore[arg-type]
+        toxicity=rng.choice((1.0, 1.0, 0.5)),
+    )
+
+
+KIND = toxic_kind(
+    "latency", "latency", "bytes arrive late", latency, draw, params_as={"ms": "latency", "jitter_ms": "jitter"}
+)

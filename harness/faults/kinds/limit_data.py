@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import random
+
+from harness.faults.kinds.base import DrawContext
 from harness.faults.kinds.link_toxic import toxic_kind
 from harness.faults.roles import Target
 from harness.faults.specs import Direction, FaultSpec, Listeners, on_links
@@ -14,4 +17,16 @@ def limit_data(
     return on_links("limit_data", target, listener, direction, bytes=max_bytes)
 
 
-KIND = toxic_kind("limit_data", "limit_data", "connections closed after a number of bytes", limit_data)
+def draw(rng: random.Random, ctx: DrawContext) -> FaultSpec:
+    max_bytes = rng.choice((1_000, 10_000, 100_000, 1_000_000))
+    return limit_data(ctx.broker(rng), max_bytes, ctx.listener(rng), ctx.direction(rng))  # type: ignore[arg-type]
+
+
+KIND = toxic_kind(
+    "limit_data",
+    "limit_data",
+    "connections closed after a number of bytes",
+    limit_data,
+    draw,
+    {"max_bytes": "bytes"},
+)

@@ -3,11 +3,11 @@ Each toxic kind module names its Toxiproxy type and builds its kind with ``toxic
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from harness.cluster.proxy import FROM_BROKER, TO_BROKER
-from harness.faults.kinds.base import LINK, Context, FaultKind, Heal
+from harness.faults.kinds.base import LINK, Context, Draw, FaultKind, Heal
 from harness.faults.specs import FaultSpec
 
 STREAMS: dict[str, tuple[str, ...]] = {
@@ -17,8 +17,16 @@ STREAMS: dict[str, tuple[str, ...]] = {
 }
 
 
-def toxic_kind(name: str, toxic_type: str, summary: str, make: Callable[..., FaultSpec]) -> FaultKind:
-    """A kind that adds Toxiproxy's ``toxic_type`` with the spec's params as its attributes."""
+def toxic_kind(
+    name: str,
+    toxic_type: str,
+    summary: str,
+    make: Callable[..., FaultSpec],
+    draw: Draw | None = None,
+    params_as: Mapping[str, str] | None = None,
+) -> FaultKind:
+    """A kind that adds Toxiproxy's ``toxic_type`` with the spec's params as its attributes
+    (``params_as``: the constructor's arguments named otherwise there, see ``FaultKind``)."""
 
     def start(ctx: Context, spec: FaultSpec, brokers: list[int]) -> Heal:
         added = add_toxics(ctx, spec, brokers, toxic_type, dict(spec.params))
@@ -29,7 +37,9 @@ def toxic_kind(name: str, toxic_type: str, summary: str, make: Callable[..., Fau
 
         return heal
 
-    return FaultKind(name, LINK, summary, make, start, on_links=True, per_connection=True)
+    return FaultKind(
+        name, LINK, summary, make, start, on_links=True, per_connection=True, draw=draw, params_as=params_as or {}
+    )
 
 
 def add_toxics(

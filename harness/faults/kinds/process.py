@@ -3,11 +3,12 @@ each comes back. Each process kind module builds its kind with ``process_kind``.
 
 from __future__ import annotations
 
+import random
 import signal
 from collections.abc import Callable
 from typing import Any
 
-from harness.faults.kinds.base import PROCESS, Context, FaultKind, Heal
+from harness.faults.kinds.base import PROCESS, Context, DrawContext, FaultKind, Heal
 from harness.faults.roles import App, Target
 from harness.faults.specs import FaultSpec
 from harness.waits import wait_until
@@ -22,7 +23,8 @@ def process_kind(
 ) -> FaultKind:
     """A kind that does ``on_container`` to each target broker's container (healed by starting
     or thawing it), or sends ``app_signal`` to an app (healed by SIGCONT after a pause, or by
-    the app's next incarnation); ``app_signal`` None: brokers only."""
+    the app's next incarnation); ``app_signal`` None: brokers only. Drawn against one broker
+    role or, when it applies to apps, an app."""
 
     def start(ctx: Context, spec: FaultSpec, brokers: list[int]) -> Heal:
         if isinstance(spec.target, App):
@@ -40,7 +42,10 @@ def process_kind(
 
         return undo
 
-    return FaultKind(name, PROCESS, summary, make, start)
+    def draw(rng: random.Random, ctx: DrawContext) -> FaultSpec:
+        return make(ctx.target(rng) if app_signal is not None else ctx.broker(rng))
+
+    return FaultKind(name, PROCESS, summary, make, start, draw=draw)
 
 
 def _signal_app(ctx: Context, name: str, signum: signal.Signals) -> Heal:

@@ -32,6 +32,7 @@ shared with the Go side.
 from __future__ import annotations
 
 import json
+import random
 import time
 from dataclasses import dataclass
 from functools import cache
@@ -42,7 +43,7 @@ from confluent_kafka import KafkaError
 from harness.cluster.images import TOXIPROXY_SOURCES
 from harness.cluster.proxy import FROM_BROKER, TO_BROKER, ToxiproxyError
 from harness.errors import HarnessError
-from harness.faults.kinds.base import PROTOCOL, Context, FaultKind, Heal
+from harness.faults.kinds.base import PROTOCOL, Context, DrawContext, FaultKind, Heal
 from harness.faults.roles import Target
 from harness.faults.specs import FaultSpec, Listeners, on_links
 
@@ -249,6 +250,59 @@ def _settled(ctx: Context, requests: list[tuple[str, str]], wait_s: float) -> di
         time.sleep(0.1)
 
 
+# What explore draws from: the APIs of producing, consuming, transactions and groups, on the
+# apps' links; and the requests brokers send each other about transactions (a partition
+# leader's verification AddPartitionsToTxn, the coordinator's WriteTxnMarkers).
+_CLIENT_APIS = (
+    "Produce",
+    "Fetch",
+    "Metadata",
+    "FindCoordinator",
+    "InitProducerId",
+    "AddPartitionsToTxn",
+    "AddOffsetsToTxn",
+    "TxnOffsetCommit",
+    "EndTxn",
+    "OffsetCommit",
+    "OffsetFetch",
+    "JoinGroup",
+    "SyncGroup",
+    "Heartbeat",
+)
+_BROKER_APIS = ("AddPartitionsToTxn", "WriteTxnMarkers")
+# Errors a coordinator really answers, which clients must take in their stride.
+_DRAWN_ERRORS = (
+    "NOT_COORDINATOR",
+    "COORDINATOR_LOAD_IN_PROGRESS",
+    "COORDINATOR_NOT_AVAILABLE",
+    "CONCURRENT_TRANSACTIONS",
+)
+
+
+def draw(rng: random.Random, ctx: DrawContext) -> FaultSpec:
+    """One API's requests on the apps' links (or, a fifth of the time, between brokers), acted
+    on from an early match, once, a few times or every time, maybe by chance; held or delayed
+    for a time around a client timeout."""
+    between_brokers = rng.random() < 0.2
+    api = rng.choice(_BROKER_APIS if between_brokers else _CLIENT_APIS)
+    action = rng.choice(ACTIONS)
+    if action == "error" and not _top_level_error(apis()[api]):
+        action = "cut_after"
+    probability = rng.choice((1.0, 1.0, 0.5))
+    return protocol(
+        ctx.broker(rng),
+        api,
+        action,
+        duration_ms=ctx.around_timeout_ms(rng) if action in ("hold", "delay_response") else 0,
+        error=rng.choice(_DRAWN_ERRORS) if action == "error" else "",
+        after=rng.choice((1, 2, 5, 20)),
+        times=rng.choice((1, 1, 3, 0)),
+        probability=probability,
+        seed=rng.randrange(1 << 31) if probability < 1 else 0,
+        listener="replication" if between_brokers else ctx.client_listener,
+    )
+
+
 KIND = FaultKind(
     "protocol",
     PROTOCOL,
@@ -256,4 +310,5 @@ KIND = FaultKind(
     protocol,
     start,
     on_links=True,
+    draw=draw,
 )

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import random
+
+from harness.faults.kinds.base import DrawContext
 from harness.faults.kinds.link_toxic import toxic_kind
 from harness.faults.roles import Target
 from harness.faults.specs import Direction, FaultSpec, Listeners, on_links
@@ -14,4 +17,11 @@ def reset_peer(
     return on_links("reset_peer", target, listener, direction, timeout=after_ms)
 
 
-KIND = toxic_kind("reset_peer", "reset_peer", "connections reset (RST) once data flows", reset_peer)
+def draw(rng: random.Random, ctx: DrawContext) -> FaultSpec:
+    after_ms = rng.choice((0, 100, 1000, 5000))
+    return reset_peer(ctx.broker(rng), after_ms, ctx.listener(rng), ctx.direction(rng))  # type: ignore[arg-type]
+
+
+KIND = toxic_kind(
+    "reset_peer", "reset_peer", "connections reset (RST) once data flows", reset_peer, draw, {"after_ms": "timeout"}
+)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import random
+
+from harness.faults.kinds.base import DrawContext
 from harness.faults.kinds.link_toxic import toxic_kind
 from harness.faults.roles import Target
 from harness.faults.specs import Direction, FaultSpec, Listeners, on_links
@@ -21,4 +24,16 @@ def slicer(
     )
 
 
-KIND = toxic_kind("slicer", "slicer", "bytes delivered in small delayed slices", slicer)
+def draw(rng: random.Random, ctx: DrawContext) -> FaultSpec:
+    size = rng.choice((16, 64, 512))
+    return slicer(
+        ctx.broker(rng),
+        size,
+        size // 2,
+        rng.choice((100, 1000, 10_000)),
+        ctx.listener(rng),
+        ctx.direction(rng),  # type: ignore[arg-type]
+    )
+
+
+KIND = toxic_kind("slicer", "slicer", "bytes delivered in small delayed slices", slicer, draw, {"delay_us": "delay"})

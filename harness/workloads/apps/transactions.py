@@ -38,8 +38,13 @@ def print_report(report: dict[str, Any]) -> None:
     print(json.dumps({**report, **CLIENT_RELEASE}), flush=True)
 
 
+def every_nth(n: int, i: int) -> bool:
+    """Whether the ``i``-th (from 0) is an ``n``-th one: ``n-1``, ``2n-1``, ...; never for n = 0."""
+    return bool(n) and i % n == n - 1
+
+
 def aborts_on_purpose(abort_every: int, txn: int) -> bool:
-    return bool(abort_every) and txn % abort_every == abort_every - 1
+    return every_nth(abort_every, txn)
 
 
 def end_transaction(
@@ -60,27 +65,29 @@ def end_transaction(
             # Written first, then aborted: an abort with records still queued would purge
             # them locally and the log would never hold anything to hide.
             producer.flush(60)
-            _until_answered(producer.abort_transaction, timeout_s, attempts)
+            until_answered(producer.abort_transaction, timeout_s, attempts)
             ledger.txn("aborted", session, txn, "on purpose")
             return ABORTED
         ledger.txn("commit", session, txn)
-        _until_answered(producer.commit_transaction, timeout_s, attempts)
+        until_answered(producer.commit_transaction, timeout_s, attempts)
         ledger.txn("committed", session, txn)
         return COMMITTED
     except KafkaException as exc:
         err = exc.args[0]
         if err.txn_requires_abort():
-            _until_answered(producer.abort_transaction, timeout_s, attempts)
+            until_answered(producer.abort_transaction, timeout_s, attempts)
             ledger.txn("aborted", session, txn, err.name())
             return ABORTED
         ledger.txn("unknown", session, txn, err.name())
         raise
 
 
-def _until_answered(end: Callable[[float], None], timeout_s: float, attempts: int) -> None:
-    """Commit or abort, asking again while librdkafka says the error is retriable (a
-    timeout while the coordinator is unreachable): the outcome is still open, and giving
-    up would leave the transaction hanging until its timeout."""
+def until_answered(end: Callable[[float], None], timeout_s: float, attempts: int) -> None:
+    """A transactional call given ``timeout_s`` (commit, abort, adding offsets), asked again
+    while librdkafka says the error is retriable (a timeout while the coordinator is
+    unreachable; CONCURRENT_TRANSACTIONS while it still completes the previous transaction),
+    as its documentation asks: the outcome is still open, and giving up would leave the
+    transaction hanging until its timeout."""
     for attempt in range(attempts):
         try:
             with bounded(end.__name__, timeout_s):

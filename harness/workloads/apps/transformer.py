@@ -25,6 +25,12 @@ Kafka record (harness.workloads.apps.sqlite_sink): plain mode inserts the rows a
 Kafka afterwards; transactional mode writes rows and next offsets in one database
 transaction and takes its starting offsets from the database (at_most_once has no sink).
 
+``bug_offsets_outside_txn_every`` is a **planted bug, for testing ``kafka-harness explore``**
+only: every n-th transaction's input offsets are committed by the consumer, at once and
+outside the transaction (an ``offsets-commit`` line first, as in plain mode), instead of with
+``send_offsets_to_transaction``. Nothing shows it until the transaction fails to commit (a
+crash, an abort): its inputs are then marked done with no output for them (``eos_missing``).
+
 ``pause_before_commit_ms`` is the time between a batch's two steps, producing it and
 committing it (in at_most_once: committing it and producing it): the window a crash must
 hit to matter. The app stops once it has had nothing to do for ``idle_exit_s``: every
@@ -53,11 +59,12 @@ from harness.workloads.apps.transactions import (
     ABORTED,
     FENCED_EXIT,
     aborts_on_purpose,
-    bounded,
     end_transaction,
+    every_nth,
     fenced,
     print_report,
     report_progress_with,
+    until_answered,
 )
 
 PLAIN, AT_MOST_ONCE, TRANSACTIONAL = "plain", "at_most_once", "transactional"
@@ -77,6 +84,9 @@ class TransformerSpec:
     batch_size: int = 50  # input records per transaction (or per offset commit)
     pause_before_commit_ms: int = 0
     abort_every: int = 0  # transactional: abort every n-th batch on purpose, then redo it
+    # PLANTED BUG, for testing explore only: every n-th transaction's offsets committed by the
+    # consumer outside the transaction (0: never; see the module's doc).
+    bug_offsets_outside_txn_every: int = 0
     value_bytes: int = 100
     idle_exit_s: float = 6.0
     join_grace_s: float = 20.0
@@ -274,8 +284,14 @@ class _App:
         self._emit(batch, txn)
 
         def add_offsets() -> None:
-            with bounded("send_offsets_to_transaction", 30):
-                p.send_offsets_to_transaction(c.position(c.assignment()), c.consumer_group_metadata(), 30)
+            if every_nth(spec.bug_offsets_outside_txn_every, txn):  # the planted bug (module doc)
+                self._commit_offsets()
+            else:
+
+                def send_offsets_to_transaction(timeout_s: float) -> None:
+                    p.send_offsets_to_transaction(c.position(c.assignment()), c.consumer_group_metadata(), timeout_s)
+
+                until_answered(send_offsets_to_transaction, 30, 5)
             self._pause()
 
         outcome = end_transaction(

@@ -87,3 +87,25 @@ def test_a_topic_can_keep_its_leaders_off_the_transaction_coordinator(cluster: K
     leaders = {cluster.leader(name, p) for p in range(4)}
     assert leaders == {1, 2, 3} - {coordinator}, "the other two brokers lead, in turn"
     assert all(cluster.isr(name, p) == [1, 2, 3] for p in range(4)), "the coordinator still holds a replica"
+
+
+def test_the_active_controller_is_one_of_the_nodes(cluster: KafkaCluster) -> None:
+    assert cluster.active_controller() in (1, 2, 3)
+
+
+def test_health_names_a_toxic_or_a_disabled_proxy_left_behind(cluster: KafkaCluster) -> None:
+    assert cluster.health() == []
+    api = cluster.proxies
+    assert api is not None
+    api.add_toxic("kafka-2-client", "left-behind", "latency", "upstream", {"latency": 1})
+    api.set_enabled("kafka-3-replication", False)
+    try:
+        problems = cluster.health()
+    finally:
+        api.remove_toxic("kafka-2-client", "left-behind")
+        api.set_enabled("kafka-3-replication", True)
+    assert problems == [
+        "proxy kafka-2-client has toxics ['left-behind']",
+        "proxy kafka-3-replication disabled",
+    ]
+    assert cluster.health() == []

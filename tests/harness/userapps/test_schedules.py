@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from harness.errors import HarnessError
-from harness.faults import App, Brokers, Isr, Leader, Node, TxnCoordinator
+from harness.faults import App, Brokers, Isr, Leader, Node, Step, TxnCoordinator, blackhole, kill, serial
 from harness.userapps import schedules
 from harness.userapps.contract import transactional_id, transactional_id_prefix
 from harness.userapps.output import OutputAtLeast
@@ -107,3 +107,19 @@ def test_a_file_that_is_no_schedule_is_one_line(tmp_path: Path) -> None:
             schedules.from_file(tmp_path / "s.json", 1, "in")
     with pytest.raises(HarnessError, match="cannot read it"):
         schedules.from_file(tmp_path / "absent.json", 1, "in")
+
+
+def test_a_file_in_the_harness_s_own_form_is_taken_as_it_is(tmp_path: Path) -> None:
+    """What explore keeps and shrink writes runs under check-app too, ``{topic}`` the output."""
+    kept = [
+        Step(0, kill(App("app-1")), duration_s=1, when=OutputAtLeast("{topic}", 200), when_timeout_s=30),
+        Step(2, blackhole(Leader("{topic}", 0), listener=APP_LINKS), duration_s=3),
+    ]
+    path = tmp_path / "kept.json"
+    path.write_text(serial.dumps(kept, None))
+    steps = schedules.from_file(path, 1, "in")("enriched")
+    assert [s.fault.target for s in steps] == [App("app-1"), Leader("enriched", 0)]
+    assert steps[0].when == OutputAtLeast("enriched", 200) and steps[1].fault.listeners == (APP_LINKS,)
+    path.write_text(json.dumps({"schema": serial.SCHEMA, "steps": [{"at_s": 0, "fault": "melt", "target": {}}]}))
+    with pytest.raises(HarnessError, match=r"--schedule .*kept.json: step 1"):
+        schedules.from_file(path, 1, "in")

@@ -1,0 +1,28 @@
+"""A schedule document in words, one line per step, for the exploration page, the console and
+the scenario files shrink writes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness.faults import kinds, serial
+
+
+def step_lines(doc: dict[str, Any]) -> list[str]:
+    """Names stay placeholders: ``{topic}``, ``{side}-in``."""
+    lines = []
+    for step in serial.steps(doc, None):
+        when = f"once {step.when}" if step.when else f"at {step.at_s:g} s"
+        held = "" if kinds.get(step.fault.kind).instant else f" for {step.duration_s:g} s"
+        lines.append(f"{when}: {step.fault.describe()}{held}")
+    return lines
+
+
+def families(doc: dict[str, Any]) -> list[str]:
+    """Each step's fault family."""
+    return [kinds.get(step["fault"]).family for step in doc["steps"]]
+
+
+def triggers(doc: dict[str, Any]) -> list[str]:
+    """Each step's trigger: the condition it waits for, or ``time``."""
+    return [step["when"]["condition"] if step.get("when") else "time" for step in doc["steps"]]

@@ -1,0 +1,43 @@
+"""The scenario file shrink writes: a module like those in scenarios/, loaded by path as
+``kafka-harness run FILE`` loads it, running the explored pair under the shrunk schedule."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import scenarios
+from harness.explore import scenario_file
+from harness.explore.replay import Kept
+from harness.explore.subject import Subject
+from harness.explore.trial import FAILED, Trial
+from harness.faults import App, Leader, Step, kill, serial
+from harness.workloads.pipeline import BatchUncommitted
+
+TOPIC = "b1-explore-7-3-guarantee-abc123-out"
+
+
+def _write(tmp_path: Path, steps: list[Step], planted_bug: int = 2) -> Path:
+    doc = serial.to_json(steps, TOPIC)
+    subject = Subject("B1", planted_bug=planted_bug)
+    kept = Kept(tmp_path / "run-003", subject, doc, {"subject": subject.to_json(), "seed": 7, "run": 3})
+    proof = Trial(tmp_path / "run-003", FAILED, ["found 50 eos_missing anomalies, none allowed"], {}, 40.0, 37.0)
+    return scenario_file.write(tmp_path / scenario_file.name_for(kept), kept, doc, proof)
+
+
+def test_the_file_runs_the_pair_under_the_shrunk_schedule(tmp_path: Path) -> None:
+    steps = [Step(0.0, kill(App("transformer-1")), 1.0, when=BatchUncommitted("transformer-1", after=300))]
+    path = _write(tmp_path, steps)
+    assert path.name == "b1_explore_7_3.py"
+    scenario = scenarios.get(str(path))
+    assert scenario.id == "B1-explore-7-3"
+    assert scenario.schedule(TOPIC) == steps
+    assert scenario.control == scenarios.get("B1").control
+    assert scenario.guarantee.workload.bug_offsets_outside_txn_every == 2  # type: ignore[union-attr]
+    assert scenario.sides_together  # the steps hit each side's own app only
+    assert "kill app transformer-1" in scenario.story and "planted bug" in scenario.story
+
+
+def test_faults_on_brokers_run_the_sides_one_after_the_other(tmp_path: Path) -> None:
+    scenario = scenarios.get(str(_write(tmp_path, [Step(2.0, kill(Leader(TOPIC)), 5.0)], planted_bug=0)))
+    assert not scenario.sides_together
+    assert scenario.guarantee == scenarios.get("B1").guarantee
