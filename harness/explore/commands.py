@@ -3,7 +3,8 @@
 - ``explore --like B1 --seed 7 --runs 40``: exit 1 if a run failed, 0 if none did;
   ``--dry-run`` prints every run's schedule as JSON and starts nothing;
 - ``replay RUN_DIR --times 3``: the reproduction rate; exit 1 if a run failed again, else 0;
-- ``shrink RUN_DIR --budget 15``: the shrunk schedule and the scenario file it wrote.
+- ``shrink RUN_DIR --budget 15``: the shrunk schedule and the scenario file it wrote;
+- ``check-app ... --explore N``: your app under N drawn schedules (``harness.explore.user_app``).
 """
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from harness.errors import HarnessError
-from harness.explore import draw, replay, run, words
+from harness.explore import draw, replay, run, user_app, words
 from harness.explore.subject import Subject
 from harness.settings import Settings
+from harness.userapps import check_app
 
 SettingsOf = Callable[[argparse.Namespace], Settings]
 
@@ -110,6 +112,8 @@ def add_parsers(sub: argparse._SubParsersAction, settings_of: SettingsOf, versio
     versions(sp)
     sp.set_defaults(func=lambda a: cmd_explore(a, settings_of))
 
+    _check_app_explores(sub.choices["check-app"])
+
     sp = sub.add_parser("replay", help="run a kept run's schedule again and print how often it fails")
     sp.add_argument("run_dir", metavar="RUN_DIR", help="a run folder of explore, e.g. runs/explore-7/run-003")
     sp.add_argument("--times", type=int, default=3, metavar="N", help="how many runs (default 3)")
@@ -120,3 +124,18 @@ def add_parsers(sub: argparse._SubParsersAction, settings_of: SettingsOf, versio
     sp.add_argument("--budget", type=int, default=15, metavar="N", help="runs it may take (default 15)")
     sp.add_argument("--out", metavar="FILE", help="the scenario file (default: in the shrink folder)")
     sp.set_defaults(func=lambda a: cmd_shrink(a, settings_of))
+
+
+def _check_app_explores(sp: argparse.ArgumentParser) -> None:
+    """``check-app --explore N``: the user's app under N drawn schedules (harness.explore.user_app)."""
+    sp.add_argument(
+        "--explore", type=int, default=0, metavar="N", help="run your app under N schedules drawn from --seed"
+    )
+    sp.add_argument("--seed", type=int, default=1, help="with --explore: the schedules come from it alone (default 1)")
+    sp.add_argument(
+        "--faults",
+        default="all",
+        metavar="FAMILIES",
+        help=f"with --explore: fault families to draw from: {', '.join(draw.FAMILIES)} (default all)",
+    )
+    sp.set_defaults(func=lambda a: user_app.explore(a) if a.explore else check_app.cmd_check_app(a))

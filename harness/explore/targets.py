@@ -55,7 +55,7 @@ def reach(scenario: Scenario) -> Reach:
     )
 
 
-def _brokers(topics: list[tuple[str, int]], transactional_ids: list[str]) -> tuple[Target, ...]:
+def broker_roles(topics: list[tuple[str, int]], transactional_ids: list[str]) -> tuple[Target, ...]:
     """Roles resolved when the fault fires: who leads or follows each partition, who coordinates
     each transactional.id, the quorum's leader, each node, all of them."""
     roles: list[Target] = []
@@ -98,7 +98,7 @@ def _pipeline(w: PipelineWorkload, config: dict[str, Any]) -> Reach:
     topics = [(f"{side}-in", w.partitions)] + ([(output, w.partitions)] if w.sink == "kafka" else [])
     session_ms = int(w.consumer_config.get("session.timeout.ms", _SESSION_TIMEOUT_MS))
     context = DrawContext(
-        brokers=_brokers(topics, ids if transactional else []),
+        brokers=broker_roles(topics, ids if transactional else []),
         apps=tuple(App(a) for a in apps),
         partitions=tuple((t, p) for t, n in topics for p in range(n)),
         client_listener=OWN_LINKS if w.own_links else "client",
@@ -115,7 +115,7 @@ def _producer(w: ProducerWorkload, config: dict[str, Any]) -> Reach:
     topic = serial.TOPIC
     transactional_id = f"{config['transactional.id']}-{topic}" if "transactional.id" in config else ""
     context = DrawContext(
-        brokers=_brokers([(topic, w.partitions)], [transactional_id] if transactional_id else []),
+        brokers=broker_roles([(topic, w.partitions)], [transactional_id] if transactional_id else []),
         apps=(App(PRODUCER),),
         partitions=tuple((topic, p) for p in range(w.partitions)),
         client_listener=OWN_LINKS if w.own_links else "client",

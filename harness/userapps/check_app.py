@@ -125,7 +125,7 @@ def _command(text: str) -> list[str]:
     return argv
 
 
-def _workload(args: argparse.Namespace) -> tuple[UserAppWorkload, StepsFor, str]:
+def workload(args: argparse.Namespace) -> tuple[UserAppWorkload, StepsFor, str]:
     """Everything the arguments say, checked before any container starts; and the schedule's name."""
     command = _command(args.cmd)
     if args.instances < 1:
@@ -162,14 +162,20 @@ def _workload(args: argparse.Namespace) -> tuple[UserAppWorkload, StepsFor, str]
     return app, steps, named
 
 
-def cmd_check_app(args: argparse.Namespace) -> int:
-    app, steps, named = _workload(args)
+def settings_of(args: argparse.Namespace) -> Settings:
+    """The run's settings from the arguments, its Kafka version checked before anything starts."""
     settings = Settings().with_overrides(
         kafka_version=args.kafka_version,
         toxiproxy_version=args.toxiproxy_version,
         runs_dir=Path(args.runs_dir) if args.runs_dir else None,
     )
     versions.kafka(settings.kafka_version)
+    return settings
+
+
+def cmd_check_app(args: argparse.Namespace) -> int:
+    app, steps, named = workload(args)
+    settings = settings_of(args)
     title = f"check-app: {' '.join(app.command)}"
     story = (
         f"Your app `{' '.join(app.command)}` ({app.instances} instance(s)) reads {app.inputs} inputs from "

@@ -1,0 +1,125 @@
+"""``kafka-harness check-app --explore N``: your app under N schedules drawn from a seed.
+
+The schedules are drawn as ``explore`` draws them (``harness.explore.draw``, each fault kind
+drawing itself) against what a user's app offers: its instances ``app-1`` …, its own links,
+the leaders and followers of its topics, the coordinators of the transactional.ids it is
+given, the brokers; fired at a time or once its output holds some records (``OutputAtLeast``:
+its ledger is its output, as it writes no harness ledger). All N runs share one cluster, each
+on topics of its own (``<input>-NNN``, ``<output>-NNN``: your app takes its topics from the
+contract's environment). A run fails when ``check-app`` would say FAILED; every run folder
+keeps its ``schedule.json`` (the harness's JSON form of a schedule), and the command that
+runs a failing one again on a cluster of its own is printed: ``check-app --schedule`` with
+that file and that run's topics.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from harness.cluster.kafka import KafkaCluster
+from harness.errors import HarnessError
+from harness.explore import draw, words
+from harness.explore.targets import Reach, broker_roles
+from harness.faults import App, serial
+from harness.faults.kinds.base import DrawContext
+from harness.progress import say
+from harness.userapps import check_app, contract
+from harness.userapps.app import instance_name
+from harness.userapps.contract import ContractError
+from harness.userapps.output import OutputAtLeast
+from harness.userapps.workload import APP_LINKS, UserAppWorkload
+from harness.verdict.document import side_outcome
+
+# What a user's app is assumed to run with, as nothing tells the harness: the clients'
+# defaults (librdkafka and Java agree on these three).
+_REQUEST_TIMEOUT_MS = 30_000
+_SESSION_TIMEOUT_MS = 45_000
+_TRANSACTION_TIMEOUT_MS = 60_000
+# Times of time-fired events are drawn within this span after the apps start (its speed is
+# unknown); two in three events wait for the app's output instead.
+_SPAN_S = 20.0
+
+
+def reach(app: UserAppWorkload) -> Reach:
+    """What a drawn schedule may aim at in ``app``'s run, and the output counts it may wait for."""
+    prefix = contract.transactional_id_prefix(app.output_topic)
+    ids = [contract.transactional_id(prefix, i) for i in range(1, app.instances + 1)]
+    topics = [(app.input_topic, app.partitions), (app.output_topic, app.partitions)]
+    context = DrawContext(
+        brokers=broker_roles(topics, ids),
+        apps=tuple(App(instance_name(i)) for i in range(1, app.instances + 1)),
+        partitions=tuple((t, p) for t, n in topics for p in range(n)),
+        client_listener=APP_LINKS,
+        transactional_ids=tuple(ids),
+        request_timeout_ms=_REQUEST_TIMEOUT_MS,
+        session_timeout_ms=_SESSION_TIMEOUT_MS,
+        transaction_timeout_ms=_TRANSACTION_TIMEOUT_MS,
+    )
+
+    def output(rng: Any) -> OutputAtLeast:
+        return OutputAtLeast(app.output_topic, rng.randint(1, max(1, int(app.inputs * 0.8))))
+
+    return Reach(context, (output,), _SPAN_S)
+
+
+def run_of(app: UserAppWorkload, n: int) -> UserAppWorkload:
+    """Run ``n``'s app: the same, on topics of its own."""
+    return replace(app, input_topic=f"{app.input_topic}-{n:03d}", output_topic=f"{app.output_topic}-{n:03d}")
+
+
+def explore(args: argparse.Namespace) -> int:
+    """The command: ``args`` as ``check-app`` parses them, with ``--explore``, ``--seed``, ``--faults``."""
+    if args.like or args.schedule or args.no_faults:
+        raise HarnessError("--explore draws its own schedules: leave out --like, --schedule and --no-faults")
+    if args.junit or args.json:
+        raise HarnessError(
+            "--junit and --json are for one run: --explore prints a line per run and keeps each run's folder"
+        )
+    if args.explore < 1:
+        raise HarnessError(f"--explore must be 1 or more runs, not {args.explore}")
+    app, _, _ = check_app.workload(args)
+    families = draw.families(args.faults)
+    apps = [run_of(app, n) for n in range(1, args.explore + 1)]
+    docs = [draw.schedule(args.seed, n, reach(a), families) for n, a in enumerate(apps, 1)]
+    settings = check_app.settings_of(args)
+    folder = settings.runs_dir / f"{time.strftime('%Y%m%d-%H%M%S')}-{check_app.APP_ID}-explore-{args.seed}"
+    folder.mkdir(parents=True)
+    title = f"check-app --explore: {' '.join(app.command)}"
+    failing: list[tuple[int, Path, str]] = []
+    with KafkaCluster(settings) as cluster:
+        for n, (run_app, doc) in enumerate(zip(apps, docs, strict=True), 1):
+            run_dir = folder / f"run-{n:03d}"
+            run_dir.mkdir()
+            (run_dir / "schedule.json").write_text(serial.dumps_doc(doc))
+            said = "; ".join(words.step_lines(doc))
+            say(f"check-app --explore: run {n} of {args.explore}: {said}")
+            story = f"Run {n} of seed {args.seed}: {said}."
+            try:
+                verdict = check_app.check(
+                    cluster, run_app, lambda _out, d=doc: serial.steps(d, None), run_dir, title, story
+                )
+                outcome = side_outcome(verdict)
+                why = "; ".join(verdict.reasons)
+            except ContractError as exc:
+                outcome, why = "error", str(exc)
+            (run_dir / "run.json").write_text(json.dumps({"run": n, "outcome": outcome, "why": why, "steps": said}))
+            print(f"run {n:>3}  {outcome:<12} {said}" + (f"  ({why})" if why else ""), flush=True)
+            if outcome in ("failed", "error"):
+                failing.append((n, run_dir, why))
+    print(f"{len(failing)} of {args.explore} runs failed · runs: {folder}", flush=True)
+    for n, run_dir, _ in failing:
+        print(f"  again: {_again(args, apps[n - 1], run_dir)}", flush=True)
+    return 1 if failing else 0
+
+
+def _again(args: argparse.Namespace, app: UserAppWorkload, run_dir: Path) -> str:
+    """The command that runs a kept schedule again, on a cluster of its own."""
+    words = ["kafka-harness", "check-app", "--cmd", json.dumps(args.cmd), "--input-topic", app.input_topic]
+    words += ["--output-topic", app.output_topic, "--inputs", str(app.inputs), "--partitions", str(app.partitions)]
+    words += ["--instances", str(app.instances), "--schedule", str(run_dir / "schedule.json")]
+    return " ".join(words)
