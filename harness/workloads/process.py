@@ -79,7 +79,11 @@ class AppProcess:
             ledger_path.parent.mkdir(parents=True, exist_ok=True)
             spec_path = self.run_dir / f"{self.name}.{n}.spec.json"
             spec = self.spec_for(ledger_path, [i.ledger for i in self.incarnations])
-            spec_path.write_text(json.dumps(spec, indent=2))
+            # Whole or not at all: a fault's condition may read it the moment it appears (a
+            # half-written spec once made C2's second kill fail on an empty file).
+            staged = spec_path.with_name(f".{spec_path.name}")
+            staged.write_text(json.dumps(spec, indent=2))
+            os.replace(staged, spec_path)
             out = self.run_dir / f"{self.name}.{n}.out"
             with out.open("wb") as sink:
                 # A session of its own: only the harness decides when an app stops (harness.stopping).

@@ -33,7 +33,8 @@ pytestmark = pytest.mark.spark
 
 @pytest.fixture(scope="module")
 def spark() -> Iterator[SparkSession]:
-    session = job.session("test-check-history", kafka=False)
+    # With the Kafka connector: test_kafka_mode_matches_read_back reads the topics through it.
+    session = job.session("test-check-history")
     # These histories are tiny, so what Spark spends per query, not per row, is the time:
     # adaptive execution's re-planning after each small stage (about a third of each check),
     # compiling whole-stage code, and scheduling 4 shuffle tasks where 1 holds everything
@@ -315,10 +316,6 @@ def test_odd_history(view: str, spark: SparkSession, tmp_path: Path) -> None:
 # --- straight from Kafka ----------------------------------------------------------------------
 
 
-def _kafka_readable(spark: SparkSession) -> bool:
-    return any("spark-sql-kafka" in jar for jar in spark.conf.get("spark.jars", "").split(","))
-
-
 def _transactional_history(bootstrap: str, topic: str, ledger_path: Path) -> None:
     """Six transactions of five records over two partitions, every third aborted, each send in the ledger;
     then two records no ledger sent (one with a harness id, one without)."""
@@ -371,8 +368,6 @@ def _transactional_history(bootstrap: str, topic: str, ledger_path: Path) -> Non
 def test_kafka_mode_matches_read_back(cluster: KafkaCluster, spark: SparkSession, tmp_path: Path) -> None:
     from harness.history.readback import read_back
 
-    if not _kafka_readable(spark):
-        pytest.skip("this Spark session has no Kafka connector")
     bootstrap = cluster.bootstrap_servers()
     topic = f"spark-check-{uuid.uuid4().hex[:6]}"
     cluster.create_topic(topic, partitions=2)
