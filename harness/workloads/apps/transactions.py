@@ -30,7 +30,12 @@ _progress: Callable[[], dict[str, Any]] = dict  # the app's report so far, for a
 _FENCING = (KafkaError._FENCED, KafkaError.PRODUCER_FENCED, KafkaError.INVALID_PRODUCER_EPOCH)
 # What the app ran on: librdkafka's own release (confluent-kafka 2.16.1 bundles librdkafka
 # 2.16.0) and confluent-kafka's; an app may run on another release than the harness's own.
-CLIENT_RELEASE = {"client_version": confluent_kafka.libversion()[0], "confluent_kafka": confluent_kafka.version()[0]}
+# confluent-kafka's version() is a (text, number) pair in old releases and the text alone in 2.16.1.
+_VERSION = confluent_kafka.version()
+CLIENT_RELEASE = {
+    "client_version": confluent_kafka.libversion()[0],
+    "confluent_kafka": _VERSION if isinstance(_VERSION, str) else _VERSION[0],
+}
 
 
 def print_report(report: dict[str, Any]) -> None:
