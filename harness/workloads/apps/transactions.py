@@ -26,6 +26,9 @@ COMMITTED, ABORTED = "committed", "aborted"
 FENCED_EXIT = 3  # the app stopped because it was fenced (or hit another fatal error)
 STUCK_EXIT = 4  # the app gave up on a client call that outlived its own timeout
 STUCK_GRACE_S = 15.0
+# How often the watchdog looks, and a gap between two looks that means the process was stopped.
+_WATCH_TICK_S = 0.5
+_FROZEN_GAP_S = 3.0
 _progress: Callable[[], dict[str, Any]] = dict  # the app's report so far, for a report written in haste
 _FENCING = (KafkaError._FENCED, KafkaError.PRODUCER_FENCED, KafkaError.INVALID_PRODUCER_EPOCH)
 # What the app ran on: librdkafka's own release (confluent-kafka 2.16.1 bundles librdkafka
@@ -124,19 +127,29 @@ def bounded(call: str, timeout_s: float) -> Iterator[None]:
     block for good once its group coordinator was unreachable (librdkafka issue 5456; seen
     here in B2c after a healed blackhole). The app then prints its report with ``stuck``
     and exits ``STUCK_EXIT`` at once (the blocked thread cannot be interrupted); its open
-    transaction is left to the coordinator's timeout, as after a crash.
+    transaction is left to the coordinator's timeout, as after a crash. Time the process spent
+    stopped does not count: a paused app is not a stuck client.
     """
     started = time.monotonic()
+    answered = threading.Event()
 
-    def give_up() -> None:
-        waited = round(time.monotonic() - started, 1)
-        print_report({**_progress(), "stuck": {"call": call, "timeout_s": timeout_s, "waited_s": waited}})
-        os._exit(STUCK_EXIT)
+    def watch() -> None:
+        allowed, last = timeout_s + STUCK_GRACE_S, started
+        while not answered.wait(_WATCH_TICK_S):
+            now = time.monotonic()
+            if now - last > _FROZEN_GAP_S:
+                # The whole process was stopped (SIGSTOP) meanwhile: that time was not the call's.
+                # Without this a pause longer than the allowance ended the app on its resumption,
+                # before the call had run at all (explore, B1 seed 3 run 6: a 48 s pause).
+                allowed += now - last
+            last = now
+            if now - started > allowed:
+                waited = round(now - started, 1)
+                print_report({**_progress(), "stuck": {"call": call, "timeout_s": timeout_s, "waited_s": waited}})
+                os._exit(STUCK_EXIT)
 
-    timer = threading.Timer(timeout_s + STUCK_GRACE_S, give_up)
-    timer.daemon = True
-    timer.start()
+    threading.Thread(target=watch, name=f"{call}-watchdog", daemon=True).start()
     try:
         yield
     finally:
-        timer.cancel()
+        answered.set()
