@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -90,7 +91,7 @@ def explore(args: argparse.Namespace) -> int:
     folder = settings.runs_dir / f"{time.strftime('%Y%m%d-%H%M%S')}-{check_app.APP_ID}-explore-{args.seed}"
     folder.mkdir(parents=True)
     title = f"check-app --explore: {' '.join(app.command)}"
-    failing: list[tuple[int, Path, str]] = []
+    failing: list[tuple[int, Path]] = []
     with KafkaCluster(settings) as cluster:
         for n, (run_app, doc) in enumerate(zip(apps, docs, strict=True), 1):
             run_dir = folder / f"run-{n:03d}"
@@ -110,16 +111,20 @@ def explore(args: argparse.Namespace) -> int:
             (run_dir / "run.json").write_text(json.dumps({"run": n, "outcome": outcome, "why": why, "steps": said}))
             print(f"run {n:>3}  {outcome:<12} {said}" + (f"  ({why})" if why else ""), flush=True)
             if outcome in ("failed", "error"):
-                failing.append((n, run_dir, why))
+                failing.append((n, run_dir))
     print(f"{len(failing)} of {args.explore} runs failed · runs: {folder}", flush=True)
-    for n, run_dir, _ in failing:
+    for n, run_dir in failing:
         print(f"  again: {_again(args, apps[n - 1], run_dir)}", flush=True)
     return 1 if failing else 0
 
 
 def _again(args: argparse.Namespace, app: UserAppWorkload, run_dir: Path) -> str:
-    """The command that runs a kept schedule again, on a cluster of its own."""
-    words = ["kafka-harness", "check-app", "--cmd", json.dumps(args.cmd), "--input-topic", app.input_topic]
-    words += ["--output-topic", app.output_topic, "--inputs", str(app.inputs), "--partitions", str(app.partitions)]
-    words += ["--instances", str(app.instances), "--schedule", str(run_dir / "schedule.json")]
-    return " ".join(words)
+    """The command that runs a kept schedule again, on a cluster of its own, with the run's topics
+    and every other choice the exploration was given."""
+    argv = ["kafka-harness", "check-app", "--cmd", args.cmd, "--input-topic", app.input_topic]
+    argv += ["--output-topic", app.output_topic, "--inputs", str(app.inputs), "--partitions", str(app.partitions)]
+    argv += ["--instances", str(app.instances), "--output-isolation", app.view]
+    argv += ["--idle-timeout", f"{app.idle_timeout_s:g}"]
+    for flag, value in (("--extract", args.extract), ("--kafka-version", args.kafka_version)):
+        argv += [flag, value] if value else []
+    return shlex.join([*argv, "--schedule", str(run_dir / "schedule.json")])

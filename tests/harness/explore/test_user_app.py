@@ -5,6 +5,7 @@ progress); on a cluster, the example app's real bug is found and the fixed app i
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -89,3 +90,17 @@ def test_explore_finds_the_example_s_bug_and_not_in_the_fixed_app(tmp_path: Path
     fixed = _explore(tmp_path / "fixed", "")
     assert fixed.returncode == 0, fixed.stdout + fixed.stderr[-2000:]
     assert "0 of 1 runs failed" in fixed.stdout
+
+
+def test_the_command_for_a_failing_run_keeps_every_choice_and_the_run_s_topics() -> None:
+    argv = ["check-app", "--cmd", "python my app.py", "--input-topic", "orders", "--output-topic", "enriched"]
+    argv += ["--explore", "3", "--extract", "mod:fn", "--kafka-version", "3.9.2", "--output-isolation"]
+    args = parser().parse_args([*argv, "read_uncommitted"])
+    run = user_app.run_of(UserAppWorkload(("python", "my app.py"), "orders", "enriched", view="read_uncommitted"), 2)
+    again = shlex.split(user_app._again(args, run, Path("/runs/x/run-002")))
+    assert again[again.index("--cmd") + 1] == "python my app.py"
+    assert again[again.index("--input-topic") + 1] == "orders-002" and "--explore" not in again
+    kept = {"--extract": "mod:fn", "--kafka-version": "3.9.2", "--output-isolation": "read_uncommitted"}
+    for flag, value in kept.items():
+        assert again[again.index(flag) + 1] == value
+    assert again[-2:] == ["--schedule", "/runs/x/run-002/schedule.json"]
