@@ -177,6 +177,8 @@ def from_file(path: Path, instances: int, input_topic: str) -> StepsFor:
 def _serial(doc: dict[str, Any], path: Path) -> StepsFor:
     """A schedule in the harness's own JSON form (what explore keeps and shrink writes:
     harness.faults.serial), ``{topic}`` standing for the output topic; checked now."""
+    if not isinstance(doc.get("steps"), list):
+        raise HarnessError(f'--schedule {path}: expected "steps": [...] beside "schema" (see docs/faults.md)')
 
     def steps(output: str) -> list[Step]:
         try:

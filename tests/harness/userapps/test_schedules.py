@@ -123,3 +123,6 @@ def test_a_file_in_the_harness_s_own_form_is_taken_as_it_is(tmp_path: Path) -> N
     path.write_text(json.dumps({"schema": serial.SCHEMA, "steps": [{"at_s": 0, "fault": "melt", "target": {}}]}))
     with pytest.raises(HarnessError, match=r"--schedule .*kept.json: step 1"):
         schedules.from_file(path, 1, "in")
+    path.write_text(json.dumps({"schema": serial.SCHEMA}))
+    with pytest.raises(HarnessError, match=r'expected "steps"'):
+        schedules.from_file(path, 1, "in")
