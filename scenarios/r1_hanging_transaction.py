@@ -15,7 +15,7 @@ transaction for a producer the leader asks the coordinator, and the late batch i
 R2 shows the same bug on one version with the setting off and on.
 
 Workload and fault: ``late_produce`` (scenarios/late_produce.py): librdkafka's transactional
-producer, one Produce held 3 s past its 2 s timeouts, the app backing off 3 s after the abort.
+producer, one Produce held 4.5 s past its 2 s timeouts, the app backing off 4 s after the abort.
 Control: Kafka 3.5.2: the late batch is taken (answered NONE) and its aborted records are read.
 Guarantee: Kafka 3.6.1: the late batch is refused, nothing is read though aborted.
 """

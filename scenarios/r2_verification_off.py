@@ -16,7 +16,7 @@ It is a broker setting, ``transaction.partition.verification.enable`` (default t
 is one on every broker (its issue 5423), and Kafka 4.x answers it with protocol 1 semantics.
 
 Workload and fault: ``late_produce`` (scenarios/late_produce.py): librdkafka's transactional
-producer, one Produce held 3 s past its 2 s timeouts, the app backing off 3 s after the abort.
+producer, one Produce held 4.5 s past its 2 s timeouts, the app backing off 4 s after the abort.
 Control: Kafka 4.4.0 with ``transaction.partition.verification.enable=false``: the late batch
 is taken (answered NONE) and its aborted records are read. Guarantee: the same broker with
 verification on (the default): the late batch is refused, nothing read though aborted.
