@@ -201,6 +201,13 @@ def _step(item: dict[str, Any], names: _Names, seen: _Interned) -> Step:
     beside = {k: names.into(item[k]) for k in _BESIDE if k in item}
     fault = _build(item["fault"], target, beside, {k: names.into(v) for k, v in item.get("params", {}).items()})
     when = _object(item["when"], names, seen) if item.get("when") is not None else None
+    return timed_step(item, fault, when)
+
+
+def timed_step(item: dict[str, Any], fault: FaultSpec, when: Any) -> Step:
+    """``fault`` as step ``item`` times it: ``at_s``, ``duration_s`` (absent: healed at the end),
+    ``when_timeout_s`` (absent: the default); the one reading of these fields, also for
+    check-app's shorter form (harness.userapps.schedules)."""
     return Step(
         float(item["at_s"]),
         fault,

@@ -205,13 +205,7 @@ def _step(item: Any, where: str, topics: dict[str, str], instances: int) -> Step
     fault = _fault(item, where, topics, instances)
     when = _condition(item["when"], where, topics, instances) if item.get("when") is not None else None
     try:
-        return Step(
-            float(item["at_s"]),
-            fault,
-            duration_s=None if item.get("duration_s") is None else float(item["duration_s"]),
-            when=when,
-            when_timeout_s=float(item.get("when_timeout_s", Step.when_timeout_s)),
-        )
+        return serial.timed_step(item, fault, when)
     except (TypeError, ValueError) as exc:
         raise HarnessError(f"{where}: at_s, duration_s and when_timeout_s are numbers of seconds ({exc})") from exc
 
