@@ -119,6 +119,8 @@ def explore(
     progress = _Progress(exploration, folder)
     write_index(folder, exploration, {}, 0)
     say(f"explore: {exploration.subject}, seed {exploration.seed}, {exploration.runs} runs -> {folder}")
+    if left_out := exploration.subject.left_out():
+        say(f"explore: left out, as checks of the pair's own fault: {'; '.join(left_out)}")
 
     def worker() -> None:
         with clusters.Session(cluster_settings, exploration.subject.broker_settings(), cluster) as session:

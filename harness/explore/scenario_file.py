@@ -72,11 +72,11 @@ def text(kept: Kept, doc: dict[str, Any], proof: Trial) -> str:
     lines = "\n".join(f"- {line}" for line in words.step_lines(doc))
     reasons = "\n".join(f"- {r}" for r in proof.reasons)
     guarantee = (
-        "    guarantee=replace(\n        LIKE.guarantee,\n        workload=replace(\n"
+        "    guarantee=replace(\n        LIKE.guarantee.under_another_schedule(),\n        workload=replace(\n"
         "            LIKE.guarantee.workload or LIKE.workload,\n"
         f"            bug_offsets_outside_txn_every={subject.planted_bug},\n        ),\n    ),\n"
         if subject.planted_bug
-        else ""
+        else "    guarantee=LIKE.guarantee.under_another_schedule(),\n"
     )
     count = f"{len(steps)} step{'s' if len(steps) != 1 else ''}"
     return f'''"""{sid} — {like.id}'s pair under a schedule found by explore and shrunk ({count}).
@@ -110,6 +110,7 @@ SCENARIO = replace(
     story=__doc__ or "",
     schedule=serial.schedule(SCHEDULE),
     sides_together={together},
+    control=LIKE.control.under_another_schedule(),
 {guarantee})
 '''
 

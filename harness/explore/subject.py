@@ -42,8 +42,14 @@ class Subject:
 
     def guarantee(self) -> Variant:
         """The guarantee side, run on the exploration's own cluster (``settings``): what it asks of
-        a cluster of its own is asked of that one instead, once for every run."""
-        return replace(self.scenario().guarantee, broker_settings={}, kafka_version="", client_security="")
+        a cluster of its own is asked of that one instead, once for every run; without the
+        checks that ask the pair's own fault to have done its part (``left_out``)."""
+        side = self.scenario().guarantee.under_another_schedule()
+        return replace(side, broker_settings={}, kafka_version="", client_security="")
+
+    def left_out(self) -> list[str]:
+        """The guarantee's checks an exploration leaves out: they judge the pair's own schedule."""
+        return [c.name for c in self.scenario().guarantee.checks if c.of_the_fault]
 
     def settings(self, base: Settings) -> Settings:
         """The exploration's cluster settings, with its Kafka image and its apps' client release

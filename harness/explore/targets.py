@@ -29,6 +29,13 @@ _TRANSACTION_TIMEOUT_MS = 60_000  # transaction.timeout.ms
 _SESSION_TIMEOUT_MS = 6_000  # session.timeout.ms, as harness.workloads.apps.transformer sets it
 # A batch's time beyond its pause before the commit, for an estimate of the busy time.
 _BATCH_S = 0.1
+# The Kafka APIs each kind of app sends, where a drawn protocol fault can find them.
+_PRODUCING = ("Metadata", "Produce")
+_IDEMPOTENT = (*_PRODUCING, "InitProducerId")
+_TRANSACTIONAL = (*_IDEMPOTENT, "FindCoordinator", "AddPartitionsToTxn", "EndTxn")
+_CONSUMING = ("Metadata", "FindCoordinator", "Fetch", "JoinGroup", "SyncGroup", "Heartbeat", "OffsetFetch")
+# A consume-transform-produce app's, in a transaction: its offsets go through the producer.
+TRANSFORMING = (*_CONSUMING, *_TRANSACTIONAL, "AddOffsetsToTxn", "TxnOffsetCommit")
 
 Trigger = Callable[[random.Random], Condition]
 
@@ -75,6 +82,12 @@ def _timeouts(config: dict[str, Any], session_ms: int) -> dict[str, int]:
     }
 
 
+def _producing(config: dict[str, Any]) -> tuple[str, ...]:
+    if "transactional.id" in config:
+        return _TRANSACTIONAL
+    return _IDEMPOTENT if str(config.get("enable.idempotence", "")).lower() == "true" else _PRODUCING
+
+
 def _progress(apps: list[str], sends: int, commits: int, batches: bool) -> tuple[Trigger, ...]:
     """After the n-th send, with a batch in hand (a pipeline's), at the k-th commit."""
 
@@ -104,6 +117,7 @@ def _pipeline(w: PipelineWorkload, config: dict[str, Any]) -> Reach:
         client_listener=OWN_LINKS if w.own_links else "client",
         transactional_ids=tuple(ids) if transactional else (),
         **_timeouts(config, session_ms),
+        apis=TRANSFORMING if transactional else (*_CONSUMING, "OffsetCommit", *_producing(config)),
     )
     sends = w.inputs // w.instances
     commits = sends // w.batch_size
@@ -121,6 +135,7 @@ def _producer(w: ProducerWorkload, config: dict[str, Any]) -> Reach:
         client_listener=OWN_LINKS if w.own_links else "client",
         transactional_ids=(transactional_id,) if transactional_id else (),
         **_timeouts(config, _SESSION_TIMEOUT_MS),
+        apis=_producing(config),
     )
     commits = w.count // w.txn_size if transactional_id else 0
     return Reach(context, _progress([PRODUCER], w.count, commits, batches=False), w.count / w.rate_per_s)

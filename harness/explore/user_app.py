@@ -25,7 +25,7 @@ from typing import Any
 from harness.cluster.kafka import KafkaCluster
 from harness.errors import HarnessError
 from harness.explore import draw, words
-from harness.explore.targets import Reach, broker_roles
+from harness.explore.targets import TRANSFORMING, Reach, broker_roles
 from harness.faults import App, serial
 from harness.faults.kinds.base import DrawContext
 from harness.progress import say
@@ -60,6 +60,7 @@ def reach(app: UserAppWorkload) -> Reach:
         request_timeout_ms=_REQUEST_TIMEOUT_MS,
         session_timeout_ms=_SESSION_TIMEOUT_MS,
         transaction_timeout_ms=_TRANSACTION_TIMEOUT_MS,
+        apis=TRANSFORMING,
     )
 
     def output(rng: Any) -> OutputAtLeast:

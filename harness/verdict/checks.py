@@ -27,6 +27,9 @@ class Check:
     name: str  # what is checked, as the summary shows it
     why: str  # why the scenario needs it
     seen: Callable[[VariantVerdict], str | None]  # None when it holds, else what was seen instead
+    # True: it asks that the pair's own fault did its part (a kill, fencing, a held request's
+    # answer); an exploration, which draws faults of its own, leaves it out (harness.explore).
+    of_the_fault: bool = False
 
     def run(self, side: VariantVerdict) -> dict[str, Any]:
         try:
@@ -47,7 +50,7 @@ def at_least(finding: str, n: int, why: str) -> Check:
     def seen(side: VariantVerdict) -> str | None:
         return None if side.count(finding) >= n else f"{side.count(finding)} {finding}"
 
-    return Check(f"{finding} >= {n}", why, seen)
+    return Check(f"{finding} >= {n}", why, seen, of_the_fault=True)
 
 
 def exactly(finding: str, n: int, why: str) -> Check:
@@ -82,7 +85,7 @@ def ended(app: str, exits: tuple[int, ...], why: str) -> Check:
         got = tuple(r["exit"] for r in _reports(side, app))
         return None if got == exits else f"exits {list(got)}"
 
-    return Check(f"{app} exits {list(exits)}", why, seen)
+    return Check(f"{app} exits {list(exits)}", why, seen, of_the_fault=True)
 
 
 def killed_by_the_schedule(app: str, kills: int, why: str) -> Check:
@@ -95,7 +98,7 @@ def killed_by_the_schedule(app: str, kills: int, why: str) -> Check:
         ok = injected >= kills and exits == [-9] * injected + [0]
         return None if ok else f"{injected} kills, exits {exits}"
 
-    return Check(f"{app} killed {kills}+ times, then finished", why, seen)
+    return Check(f"{app} killed {kills}+ times, then finished", why, seen, of_the_fault=True)
 
 
 def resent(app: str, incarnation: int, why: str) -> Check:
@@ -103,7 +106,7 @@ def resent(app: str, incarnation: int, why: str) -> Check:
         (r,) = [r for r in _reports(side, app) if r["incarnation"] == incarnation]
         return None if r.get("resent", 0) > 0 else "resent nothing"
 
-    return Check(f"{app}#{incarnation} resent records", why, seen)
+    return Check(f"{app}#{incarnation} resent records", why, seen, of_the_fault=True)
 
 
 def fenced(app: str, why: str) -> Check:
@@ -114,7 +117,7 @@ def fenced(app: str, why: str) -> Check:
         error = r.get("fenced", {}).get("error")
         return None if r["exit"] == 3 and error in FENCING_ERRORS else f"exit {r['exit']}, fenced {error}"
 
-    return Check(f"{app} fenced", why, seen)
+    return Check(f"{app} fenced", why, seen, of_the_fault=True)
 
 
 def stopped_by(app: str, message: str, why: str) -> Check:
@@ -127,7 +130,7 @@ def stopped_by(app: str, message: str, why: str) -> Check:
             return None
         return f"stops {[s.get('message', s.get('error')) for s in stops] or 'none'}"
 
-    return Check(f"{app} stopped by: {message}", why, seen)
+    return Check(f"{app} stopped by: {message}", why, seen, of_the_fault=True)
 
 
 def client_error(app: str, error: str, present: bool, why: str) -> Check:
@@ -140,7 +143,8 @@ def client_error(app: str, error: str, present: bool, why: str) -> Check:
             return None
         return f"{error} x{errors[error]}" if error in errors else f"errors {sorted(errors) or 'none'}"
 
-    return Check(f"{app} {'was' if present else 'never'} told {error}", why, seen)
+    # Being told an error is the fault's doing; never being told one is a promise kept.
+    return Check(f"{app} {'was' if present else 'never'} told {error}", why, seen, of_the_fault=present)
 
 
 def refused(app: str, error: str, why: str) -> Check:
@@ -170,7 +174,7 @@ def stall_between(low_s: float, high_s: float, why: str) -> Check:
         stalls = [s["seconds"] for s in side.context.get("read_committed_stalls", [])]
         return None if len(stalls) == 1 and low_s <= stalls[0] <= high_s else f"stalls {stalls}"
 
-    return Check(f"one read_committed stall of {low_s:g}-{high_s:g} s", why, seen)
+    return Check(f"one read_committed stall of {low_s:g}-{high_s:g} s", why, seen, of_the_fault=True)
 
 
 def outage_is_unavailability(app: str, why: str) -> Check:
@@ -189,7 +193,7 @@ def outage_is_unavailability(app: str, why: str) -> Check:
         indeterminate, gap = side.result.stats["indeterminate"], r.get("longest_ack_gap_s")
         return f"{unsure} timed out or unfinished, {indeterminate} indeterminate, longest gap {gap} s"
 
-    return Check(f"{app}'s outage shows as unavailability", why, seen)
+    return Check(f"{app}'s outage shows as unavailability", why, seen, of_the_fault=True)
 
 
 def lost_were_acknowledged(why: str) -> Check:
@@ -210,7 +214,7 @@ def aborted_or_fenced(app: str, why: str) -> Check:
         aborts = r.get("outcomes", {}).get("aborts", 0)
         return None if aborts > 0 or fencing else f"{aborts} aborts, errors {sorted(r.get('errors', {}))}"
 
-    return Check(f"{app} aborted or fenced", why, seen)
+    return Check(f"{app} aborted or fenced", why, seen, of_the_fault=True)
 
 
 def restored(app: str, incarnation: int, why: str) -> Check:
@@ -221,7 +225,7 @@ def restored(app: str, incarnation: int, why: str) -> Check:
         count = r.get("outcomes", {}).get("restored", 0)
         return None if count > 0 else "restored nothing"
 
-    return Check(f"{app}#{incarnation} restored from the changelog", why, seen)
+    return Check(f"{app}#{incarnation} restored from the changelog", why, seen, of_the_fault=True)
 
 
 def sink_at_least(name: str, n: int, why: str) -> Check:
@@ -258,7 +262,7 @@ def _held_answered(errors: tuple[str, ...], why: str, late_only: bool) -> Check:
         return f"{len(hits)} held{late}, answered {answers}"
 
     what = "a late copy" if late_only else "a held request"
-    return Check(f"{what} was answered {' or '.join(errors) or 'at all'}", why, seen)
+    return Check(f"{what} was answered {' or '.join(errors) or 'at all'}", why, seen, of_the_fault=True)
 
 
 def answered(apis: tuple[str, ...], client_id: str, errors: tuple[str, ...], why: str) -> Check:
@@ -272,4 +276,4 @@ def answered(apis: tuple[str, ...], client_id: str, errors: tuple[str, ...], why
             return None
         return f"answered {[(h['api'], h.get('broker_error', 'no answer seen')) for h in mine] or 'nothing recorded'}"
 
-    return Check(f"{client_id}'s {' or '.join(apis)} answered {' or '.join(errors)}", why, seen)
+    return Check(f"{client_id}'s {' or '.join(apis)} answered {' or '.join(errors)}", why, seen, of_the_fault=True)

@@ -79,9 +79,14 @@ class DrawContext:
     request_timeout_ms: int = 30_000
     session_timeout_ms: int = 6_000
     transaction_timeout_ms: int = 60_000
+    # The Kafka APIs the side's apps send (empty: not known, any): a protocol fault drawn on
+    # another would match nothing.
+    apis: tuple[str, ...] = ()
 
-    def broker(self, rng: random.Random) -> Target:
-        return rng.choice(self.brokers)
+    def broker(self, rng: random.Random, *roles: type) -> Target:
+        """One of the side's broker roles, of the ``roles`` types when it has any of them."""
+        fitting = [b for b in self.brokers if isinstance(b, roles)] if roles else []
+        return rng.choice(fitting or self.brokers)
 
     def target(self, rng: random.Random) -> Target:
         """A broker role or, half the time when the side has apps, an app: the apps are what an
@@ -99,6 +104,12 @@ class DrawContext:
         """A delay that matters: well under, around or just past one of the clients' timeouts."""
         timeout = rng.choice((self.request_timeout_ms, self.session_timeout_ms, self.transaction_timeout_ms))
         return max(50, int(timeout * rng.choice((0.05, 0.25, 0.5, 0.9, 1.1, 1.5))))
+
+    def past_request_timeout_ms(self, rng: random.Random) -> int:
+        """Long enough that the client has given up on a request held this long (it checks
+        for timed-out requests about once a second, later on a loaded machine), yet short
+        enough that its copy still lands while the client is busy with what comes next."""
+        return int(self.request_timeout_ms * rng.uniform(1.2, 2.5))
 
 
 # Draws one fault of a kind (``FaultKind.draw``).

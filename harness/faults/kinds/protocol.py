@@ -44,7 +44,7 @@ from harness.cluster.images import TOXIPROXY_SOURCES
 from harness.cluster.proxy import FROM_BROKER, TO_BROKER, ToxiproxyError
 from harness.errors import HarnessError
 from harness.faults.kinds.base import PROTOCOL, Context, DrawContext, FaultKind, Heal
-from harness.faults.roles import Target
+from harness.faults.roles import Brokers, Leader, Target, TxnCoordinator
 from harness.faults.specs import FaultSpec, Listeners, on_links
 
 if TYPE_CHECKING:
@@ -277,23 +277,41 @@ _DRAWN_ERRORS = (
     "COORDINATOR_NOT_AVAILABLE",
     "CONCURRENT_TRANSACTIONS",
 )
+# Holds first: a request that reaches the broker after its client gave up on it is how the
+# transaction bugs of KIP-890's family show (KAFKA-14402, KAFKA-17754, KAFKA-20785).
+_ACTION_WEIGHTS = {"hold": 3, "delay_response": 2, "drop": 1, "cut_after": 1, "error": 1}
+_LATE_SHARE = 3 / 4  # the share of holds drawn past the request timeout, the rest around a timeout
+# The broker each API goes to, by (API, between brokers): a fault elsewhere would match nothing.
+# Group APIs go to the group's coordinator, whose id a run picks only once it runs: any broker.
+_GOES_TO: dict[tuple[str, bool], tuple[type, ...]] = {
+    **{(api, False): (Leader, Brokers) for api in ("Produce", "Fetch")},
+    **{
+        (api, False): (TxnCoordinator, Brokers)
+        for api in ("InitProducerId", "AddPartitionsToTxn", "AddOffsetsToTxn", "EndTxn")
+    },
+    ("AddPartitionsToTxn", True): (TxnCoordinator, Brokers),  # a leader's verification
+    ("WriteTxnMarkers", True): (Leader, Brokers),  # the coordinator's markers
+}
 
 
 def draw(rng: random.Random, ctx: DrawContext) -> FaultSpec:
-    """One API's requests on the apps' links (or, a fifth of the time, between brokers), acted
-    on from an early match, once, a few times or every time, maybe by chance; held or delayed
-    for a time around a client timeout."""
+    """One API's requests on the apps' links (or, a fifth of the time, between brokers), on the
+    broker that API goes to, acted on from an early match, once, a few times or every time,
+    maybe by chance; mostly held past the client's request timeout (a late copy), or held or
+    delayed for a time around one of its timeouts."""
     between_brokers = rng.random() < 0.2
-    api = rng.choice(_BROKER_APIS if between_brokers else _CLIENT_APIS)
-    action = rng.choice(ACTIONS)
+    sent = [a for a in _CLIENT_APIS if a in ctx.apis] or list(_CLIENT_APIS)
+    api = rng.choice(_BROKER_APIS if between_brokers else sent)
+    action = rng.choices(ACTIONS, weights=[_ACTION_WEIGHTS[a] for a in ACTIONS])[0]
     if action == "error" and not _top_level_error(apis()[api]):
         action = "cut_after"
+    late = action == "hold" and rng.random() < _LATE_SHARE
     probability = rng.choice((1.0, 1.0, 0.5))
     return protocol(
-        ctx.broker(rng),
+        ctx.broker(rng, *_GOES_TO.get((api, between_brokers), ())),
         api,
         action,
-        duration_ms=ctx.around_timeout_ms(rng) if action in ("hold", "delay_response") else 0,
+        duration_ms=_held_ms(rng, ctx, late) if action in ("hold", "delay_response") else 0,
         error=rng.choice(_DRAWN_ERRORS) if action == "error" else "",
         after=rng.choice((1, 2, 5, 20)),
         times=rng.choice((1, 1, 3, 0)),
@@ -301,6 +319,10 @@ def draw(rng: random.Random, ctx: DrawContext) -> FaultSpec:
         seed=rng.randrange(1 << 31) if probability < 1 else 0,
         listener="replication" if between_brokers else ctx.client_listener,
     )
+
+
+def _held_ms(rng: random.Random, ctx: DrawContext, late: bool) -> int:
+    return ctx.past_request_timeout_ms(rng) if late else ctx.around_timeout_ms(rng)
 
 
 KIND = FaultKind(
