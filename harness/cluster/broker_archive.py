@@ -30,7 +30,8 @@ from harness.settings import LABEL, LABEL_PID, Settings
 
 IN_CONTAINER = "/opt/kafka/class-archive.jsa"
 _STAGING = "/archives"
-# How the throwaway broker is started, stopped once up, and made to dump what it loaded.
+# How the throwaway broker is started, stopped once up, and made to dump what it loaded. Its
+# cluster id is a real one's form (base64url of 16 bytes): Kafka 3.5 and older refuse others.
 _DUMP = """
 set -e
 conf=/tmp/archive.properties
@@ -38,7 +39,7 @@ printf '%s\\n' process.roles=broker,controller node.id=1 controller.quorum.voter
   listeners=PLAINTEXT://localhost:9092,CONTROLLER://localhost:9094 controller.listener.names=CONTROLLER \\
   log.dirs=/tmp/archive-data offsets.topic.replication.factor=1 transaction.state.log.replication.factor=1 \\
   transaction.state.log.min.isr=1 > "$conf"
-java $OPTS -cp '/opt/kafka/libs/*' "$KAFKA_STORAGE_TOOL_CLASS" format -t archive-cluster-id-0000 -c "$conf" >/dev/null
+java $OPTS -cp '/opt/kafka/libs/*' "$KAFKA_STORAGE_TOOL_CLASS" format -t a2Fma2EtZW9zLWhhcm5lcw -c "$conf" >/dev/null
 java $OPTS -XX:ArchiveClassesAtExit="$STAGED" -cp '/opt/kafka/libs/*' kafka.Kafka "$conf" > /tmp/broker.log 2>&1 &
 broker=$!
 for _ in $(seq 1200); do grep -q 'Kafka Server started' /tmp/broker.log && break; sleep 0.1; done

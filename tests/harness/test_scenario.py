@@ -52,3 +52,11 @@ def test_a_pin_the_sides_workload_cannot_take_fails_when_the_scenario_is_made() 
     d1 = scenarios.get("D1")
     with pytest.raises(ValueError, match="scenario D1 guarantee runs a StreamsWorkload, which runs only on java"):
         replace(d1, guarantee=replace(d1.guarantee, client="librdkafka==2.1.0"))
+
+
+def test_under_another_schedule_a_side_keeps_its_promises_but_not_the_checks_of_its_own_fault() -> None:
+    r1, r5 = scenarios.get("R1"), scenarios.get("R5")
+    assert [c.name for c in r1.guarantee.checks] and not r1.guarantee.under_another_schedule().checks
+    kept = [c.name for c in r5.guarantee.under_another_schedule().checks]
+    assert kept == ["producer-1 never told INVALID_TXN_STATE"]  # "was told" was the fault's doing
+    assert r5.guarantee.under_another_schedule().expect == r5.guarantee.expect

@@ -9,7 +9,7 @@ import scenarios
 from harness.errors import HarnessError
 from harness.explore import draw, targets
 from harness.faults import kinds, serial
-from harness.faults.kinds.base import LINK, PROCESS
+from harness.faults.kinds.base import LINK, PROCESS, PROTOCOL
 
 B1 = targets.reach(scenarios.get("B1"))
 
@@ -83,6 +83,30 @@ def test_a_producer_pair_draws_too() -> None:
 def test_process_faults_hit_apps_and_brokers() -> None:
     roles = {s["target"]["role"] for t in _texts(9, 80, families=(PROCESS,)) for s in serial.loads(t)["steps"]}
     assert "App" in roles and roles - {"App"}
+
+
+def test_protocol_faults_aim_at_the_apis_the_apps_send_where_they_go() -> None:
+    r1 = targets.reach(scenarios.get("R1"))  # a transactional producer: no consumer's APIs
+    steps = [s for t in _texts(4, 120, reach=r1, families=(PROTOCOL,)) for s in serial.loads(t)["steps"]]
+    on_clients = [s for s in steps if s["listener"] == ["client"]]
+    assert {s["params"]["api"] for s in on_clients} == set(r1.faults.apis)
+    goes_to = {"Produce": "Leader", "EndTxn": "TxnCoordinator", "InitProducerId": "TxnCoordinator"}
+    for step in on_clients:
+        if wanted := goes_to.get(step["params"]["api"]):
+            assert step["target"]["role"] in (wanted, "Brokers")
+
+
+def test_most_holds_outlast_the_request_timeout() -> None:
+    r1 = targets.reach(scenarios.get("R1"))
+    timeout = r1.faults.request_timeout_ms
+    holds = [
+        s["params"]["duration_ms"]
+        for t in _texts(6, 200, reach=r1, families=(PROTOCOL,))
+        for s in serial.loads(t)["steps"]
+        if s["params"]["action"] == "hold"
+    ]
+    late = [ms for ms in holds if 1.2 * timeout <= ms <= 2.5 * timeout]
+    assert len(late) >= len(holds) * 0.6
 
 
 @pytest.mark.parametrize("names", ["", "weather", "link,weather"])

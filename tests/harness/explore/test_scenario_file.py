@@ -41,3 +41,15 @@ def test_faults_on_brokers_run_the_sides_one_after_the_other(tmp_path: Path) -> 
     scenario = scenarios.get(str(_write(tmp_path, [Step(2.0, kill(Leader(TOPIC)), 5.0)], planted_bug=0)))
     assert not scenario.sides_together
     assert scenario.guarantee == scenarios.get("B1").guarantee
+
+
+def test_a_shrunk_pair_leaves_out_the_checks_of_the_explored_pairs_own_fault(tmp_path: Path) -> None:
+    doc = serial.to_json([Step(1.0, kill(App("producer-1")), 1.0)], "r1-x")
+    subject = Subject("R1", kafka_version="3.5.2")
+    kept = Kept(tmp_path / "run-002", subject, doc, {"subject": subject.to_json(), "seed": 1, "run": 2})
+    proof = Trial(tmp_path / "run-002", FAILED, ["found 20 aborted_read anomalies, none allowed"], {}, 20.0, 12.0)
+    scenario = scenarios.get(str(scenario_file.write(tmp_path / scenario_file.name_for(kept), kept, doc, proof)))
+    r1 = scenarios.get("R1")
+    assert r1.guarantee.checks and r1.control.checks
+    assert scenario.guarantee.checks == () and scenario.control.checks == ()
+    assert scenario.guarantee.expect == r1.guarantee.expect
