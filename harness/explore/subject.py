@@ -12,13 +12,14 @@ from harness import provision, versions
 from harness.errors import HarnessError
 from harness.scenario import Scenario, Variant, on_client
 from harness.settings import Settings
+from harness.workloads import clients
 from harness.workloads.pipeline import PipelineWorkload
 
 
 @dataclass(frozen=True)
 class Subject:
     like: str  # a scenario id (or a scenario file's path)
-    client: str = ""  # as ``--client`` takes it; "": the scenario's
+    client: str = ""  # as ``--client`` takes it, over a pin of the guarantee's; "": the scenario's
     kafka_version: str = ""  # "": the guarantee's own, else the default
     # The transformer's planted bug (harness.workloads.apps.transformer), on the guarantee's
     # pipeline: every n-th transaction's offsets committed outside it. For testing explore.
@@ -28,7 +29,10 @@ class Subject:
         """The pair as explored: on the client asked for, the planted bug in its guarantee."""
         chosen = scenarios.get(self.like)
         if self.client:
-            chosen = on_client(chosen, self.client)
+            # The explored side runs on the client asked for even where the pair pins one: R3's
+            # guarantee pins the fixed librdkafka, and exploring the affected one is the point.
+            unpinned = replace(chosen, guarantee=replace(chosen.guarantee, client=""))
+            chosen = on_client(unpinned, clients.ClientSpec.parse(self.client))
         if self.planted_bug:
             workload = chosen.guarantee.workload or chosen.workload
             if not (isinstance(workload, PipelineWorkload) and workload.mode == "transactional"):
