@@ -181,8 +181,8 @@ CATALOGUE: tuple[Definition, ...] = (
     Definition(
         "app_fenced",
         CLIENT,
-        "an app process that stopped because it was fenced: a newer producer took its transactional.id (or its"
-        " group's place)",
+        "an app process that stopped on a fatal client error: fenced (a newer producer took its transactional.id,"
+        " or its group's place) or another it cannot go on from (e.g. INVALID_TXN_STATE)",
         client.app_fenced,
     ),
     Definition(

@@ -120,7 +120,7 @@ def judged(verdict: VariantVerdict) -> tuple[str, list[str]]:
     reasons = [r for r in verdict.reasons if not r.startswith(FAULT_ERROR)]
     for name in APP_ERRORS:
         if name not in verdict.expect and verdict.count(name):
-            reasons.append(f"{verdict.count(name)} {name}: {catalogue.BY_NAME[name].meaning}")
+            reasons.append(f"{verdict.count(name)} {name}: {catalogue.BY_NAME[name].meaning}{_said(verdict, name)}")
     for report in verdict.context.get("workload", []):
         status = report.get("exit")
         if status is not None and status > 0 and status not in (FENCED_EXIT, STUCK_EXIT):
@@ -128,6 +128,20 @@ def judged(verdict: VariantVerdict) -> tuple[str, list[str]]:
     if reasons:
         return FAILED, reasons
     return (INCONCLUSIVE, not_run) if not_run else (PASSED, [])
+
+
+def _said(verdict: VariantVerdict, finding: str) -> str:
+    """What the apps said of an app error, as ``; app#n: what``: the error that stopped them, or
+    the call that outlived its timeout."""
+    said = []
+    for r in verdict.context.get("workload", []):
+        who = f"{r['app']}#{r['incarnation']}"
+        if finding == "app_fenced" and isinstance(r.get("fenced"), dict):
+            said.append(f"{who}: {r['fenced'].get('error', '')} {r['fenced'].get('message', '')}".rstrip())
+        elif finding == "client_stuck" and isinstance(r.get("stuck"), dict):
+            stuck = r["stuck"]
+            said.append(f"{who}: {stuck.get('call')} waited {stuck.get('waited_s')} s of {stuck.get('timeout_s')} s")
+    return f"; {'; '.join(said)}" if said else ""
 
 
 def fired(verdict: VariantVerdict) -> list[str]:

@@ -50,6 +50,24 @@ def test_a_stuck_or_fatally_stopped_app_fails_unless_the_pair_names_it() -> None
     assert _judged(Side(found={"app_fenced": 1}, expect={"app_fenced": "allowed"})) == (trial.PASSED, [])
 
 
+def test_an_app_errors_reason_says_what_the_app_said() -> None:
+    stopped = {"error": "INVALID_TXN_STATE", "message": "Failed to end transaction"}
+    lives = [
+        {"app": "producer-1", "incarnation": 1, "exit": 3, "fenced": stopped},
+        {
+            "app": "transformer-1",
+            "incarnation": 1,
+            "exit": 4,
+            "stuck": {"call": "commit", "timeout_s": 30, "waited_s": 45},
+        },
+    ]
+    _, reasons = _judged(Side(found={"app_fenced": 1, "client_stuck": 1}, context={"workload": lives}))
+    assert reasons[0].startswith("1 client_stuck") and reasons[0].endswith(
+        "; transformer-1#1: commit waited 45 s of 30 s"
+    )
+    assert reasons[1].endswith("; producer-1#1: INVALID_TXN_STATE Failed to end transaction")
+
+
 def test_what_fired_is_said_with_its_role_resolved_and_its_times() -> None:
     faults = [
         {"fault": "kill", "target": "leader of t-in-2", "brokers": [2], "instant": False},
