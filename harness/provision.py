@@ -3,11 +3,12 @@
 A run's versions are data of its scenarios: each side's Kafka version (its own
 ``Variant.kafka_version``, or the run's) and its apps' client (the side's pin, ``--client``, or
 the default; harness.workloads.clients). ``prepare`` fetches whatever of them is not cached
-yet, clients first (seconds) and broker images last (a new Kafka version: its jars from Maven
-Central and an image build), each with progress lines: a release a registry does not have stops
-the run here, in one line, before anything starts. A second run finds everything cached and
-spends nothing. ``make setup`` prepares every pin of every scenario module this way, so a pair
-that pins an old version is ready to run.
+yet, side by side where one does not wait for another (harness.build_steps): clients (seconds)
+and broker images (a new Kafka version: its jars from Maven Central and an image build), each
+with a progress line: a release a registry does not have stops the run here, in one line,
+before anything starts. A second run finds everything cached and spends nothing. ``make setup``
+prepares every pin of every scenario module this way, beside the tested versions, Spark's
+connector and the Java apps (``setup_steps``), so a pair that pins an old version is ready to run.
 """
 
 from __future__ import annotations
@@ -15,11 +16,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
+from harness import build_steps
+from harness.build_steps import Step
 from harness.cluster import images
-from harness.jvm import java_clients
+from harness.jvm import java_clients, spark
 from harness.scenario import Scenario, side_workload
-from harness.settings import Settings
-from harness.workloads import clients, librdkafka_versions
+from harness.settings import KNOWN_KAFKA_VERSIONS, Settings
+from harness.workloads import clients
 from harness.workloads.streams import StreamsWorkload
 
 
@@ -31,11 +34,9 @@ class ClientRelease:
     version: str  # confluent-kafka's, kafka-clients' or (streams) kafka-streams' release
     streams: bool = False
 
-    def ready(self, settings: Settings) -> bool:
-        """Whether its apps start with nothing to fetch."""
-        if self.name == clients.LIBRDKAFKA:
-            return librdkafka_versions.ready(settings, self.version)
-        return java_clients.client_ready(settings, self.version, self.streams)
+    def steps(self, settings: Settings) -> list[Step]:
+        """What its apps need fetched or made before they start (none once they are)."""
+        return clients.steps(settings, self.name, self.version, self.streams)
 
 
 @dataclass(frozen=True)
@@ -62,11 +63,19 @@ def needs(settings: Settings, chosen: Iterable[Scenario]) -> Needs:
     return Needs(tuple(sorted(kafka)), tuple(sorted(wanted)))
 
 
-def ready(settings: Settings, found: Needs) -> bool:
-    """Whether ``prepare`` would find everything cached (setup asks before it installs build tools)."""
-    return all(c.ready(settings) for c in found.clients) and not any(
-        images.missing(settings.with_overrides(kafka_version=v)) for v in found.kafka_versions
+def steps(settings: Settings, found: Needs, pull: bool = False) -> list[Step]:
+    """The steps (harness.build_steps) that fetch and build what ``found`` lists and the cache
+    lacks: the clients (seconds) ahead of the images when both are ready to start. Overridden
+    images are pulled with ``pull``, else they must be there."""
+    return build_steps.plan(
+        *(release.steps(settings) for release in found.clients),
+        *(images.steps(settings.with_overrides(kafka_version=v), pull) for v in found.kafka_versions),
     )
+
+
+def ready(settings: Settings, found: Needs) -> bool:
+    """Whether ``prepare`` would find everything cached."""
+    return not steps(settings, found)
 
 
 def pinned(settings: Settings, every: Iterable[Scenario]) -> Needs:
@@ -86,8 +95,26 @@ def prepare(settings: Settings, chosen: Iterable[Scenario]) -> Needs:
 
 
 def fetch(settings: Settings, found: Needs) -> None:
-    """Fetch and build what ``found`` lists and the cache lacks: clients first, images last."""
-    for release in found.clients:
-        clients.prepare(settings, release.name, release.version, release.streams)
-    for version in found.kafka_versions:
-        images.ensure(settings.with_overrides(kafka_version=version), pull=False)
+    """Fetch and build what ``found`` lists and the cache lacks, side by side (``steps``)."""
+    build_steps.run(steps(settings, found), settings.steps_at_once)
+
+
+def setup_steps(settings: Settings, every: Iterable[Scenario]) -> list[Step]:
+    """Everything ``make setup`` prepares that is not there yet, as steps to run side by side:
+    the images of every tested Kafka version (overridden ones pulled), Spark's connector and
+    class archive, the Java apps on every tested client, and every pin of ``every`` scenario.
+    The first tested version's images come first: the Java rootfs and Toxiproxy's Go build are
+    the longest steps."""
+    tested = [settings.with_overrides(kafka_version=v) for v in KNOWN_KAFKA_VERSIONS]
+    return build_steps.plan(
+        images.steps(tested[0]),
+        spark.setup_steps(settings),
+        java_clients.setup_steps(settings),
+        *(images.steps(s) for s in tested[1:]),
+        steps(settings, pinned(settings, every)),
+    )
+
+
+def setup(settings: Settings, every: Iterable[Scenario]) -> None:
+    """Run ``setup_steps``."""
+    build_steps.run(setup_steps(settings, every), settings.steps_at_once)

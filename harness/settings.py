@@ -67,6 +67,10 @@ class Settings:
     cache_dir: Path = field(
         default_factory=lambda: Path(_env("KEH_CACHE_DIR", str(Path.home() / ".cache" / "kafka-eos-harness")))
     )
+    # KEH_STEPS_AT_ONCE: fetch and build steps (`make setup`, a version's first use) run side by
+    # side, of which at most one per core keeps a core busy (harness.build_steps). One more than
+    # the cores: Maven's resolving keeps a core busy too where the registry answers fast (here).
+    steps_at_once: int = field(default_factory=lambda: int(_env("KEH_STEPS_AT_ONCE", str((os.cpu_count() or 1) + 1))))
     # KEH_RUNS_DIR: one folder per scenario run (ledgers, verdict JSON, container logs).
     runs_dir: Path = field(default_factory=lambda: Path(_env("KEH_RUNS_DIR", "runs")))
     # KEH_BROKER_HEAP: JVM heap per broker; three brokers share a 2-core, 24 GiB machine.

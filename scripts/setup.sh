@@ -31,11 +31,11 @@ need_cmd() {  # need_cmd COMMAND DEBIAN_PACKAGE
 harness_call() {  # harness_call 'EXPRESSION': a harness step in Python; its HarnessError ends setup
   .venv/bin/python -c '
 import sys
+from harness import build_steps, provision, stopping
 from harness.errors import HarnessError
-import scenarios
-from harness import provision
-from harness.jvm import java_clients, spark
 from harness.settings import Settings
+import scenarios
+stopping.install()  # Ctrl-C: the steps under way (mvn, debootstrap, go) are killed at once
 try:
     eval(sys.argv[1])
 except HarnessError as exc:
@@ -58,52 +58,21 @@ else
   echo "$want" > .venv/.setup-stamp
 fi
 
-# --- 2. Java, the Spark Kafka connector and the Java workload apps --------------------
-# pyspark runs Spark in a local JVM, which needs Java 17+. Its Kafka connector is not part
-# of the pyspark package: it is fetched once with Maven into the cache (harness/jvm/spark.py).
+# --- 2. Java ---------------------------------------------------------------------------
+# pyspark runs Spark in a local JVM, which needs Java 17+; so do the Java workload apps (java/).
 need_cmd java openjdk-17-jre-headless
 java_major=$(java -version 2>&1 | sed -n 's/.*version "\([0-9]*\).*/\1/p' | head -n 1)
 [ "${java_major:-0}" -ge 17 ] || die "java is version ${java_major:-unknown} but Spark needs 17+; \
 install openjdk-17-jre-headless and make it the default (update-alternatives --config java)"
 say "java: version $java_major"
-spark_jars_ready() { .venv/bin/python -c 'import sys; from harness.settings import Settings; from harness.jvm import spark; sys.exit(not spark.connector_jars_cached(Settings()))' 2>/dev/null; }
-if spark_jars_ready; then
-  say "spark: Kafka connector jars cached"
-else
-  need_cmd mvn maven
-  harness_call 'spark.connector_jars(Settings())'
-  say "spark: Kafka connector jars fetched"
-fi
-# A class archive of the Spark driver JVM (harness/jvm/class_archive.py): every driver a
-# scenario starts maps Spark's classes from it instead of loading them, and starts faster.
-spark_archive_ready() { .venv/bin/python -c 'import sys; from harness.jvm import spark; sys.exit(not spark.class_archive_path().is_file())' 2>/dev/null; }
-if spark_archive_ready; then
-  say "spark: driver class archive cached"
-else
-  harness_call 'spark.build_class_archive()'
-fi
 
-# --- 2b. Java apps ------------------------------------------------------------------
-# The workload apps on Kafka's Java client (java/, harness/jvm/java_clients.py): built with Maven
-# once per source change, and the client jars of every tested Kafka version fetched once; also
-# kafka-tools for the default version (ProducerPerformance, for `make bench-driver`).
-java_apps_ready() { .venv/bin/python -c 'import sys; from harness.settings import Settings; from harness.jvm import java_clients; sys.exit(not java_clients.ready(Settings()))' 2>/dev/null; }
-if java_apps_ready; then
-  say "java apps: built, client and tools jars cached"
-else
-  need_cmd mvn maven
-  need_cmd javac openjdk-17-jdk-headless
-  harness_call 'java_clients.prepare(Settings())'
-  say "java apps: built, client and tools jars fetched"
-fi
-
-# --- 2c. Chromium ----------------------------------------------------------------------
+# --- 3. Chromium ----------------------------------------------------------------------
 # Tests open run reports in it as a reader would, and `kafka-harness run --screenshot` keeps
 # a picture; playwright (dev extras) drives this one, so it never downloads a browser.
 need_cmd chromium chromium
 say "chromium: $(chromium --version 2>/dev/null | head -n 1)"
 
-# --- 3. Docker engine ----------------------------------------------------------------
+# --- 4. Docker engine ----------------------------------------------------------------
 docker_answers() { .venv/bin/python -c 'import docker; docker.from_env(timeout=5).ping()' 2>/dev/null; }
 if docker_answers; then
   say "docker: engine answers"
@@ -119,36 +88,32 @@ else
   say "docker: engine answers"
 fi
 
-# --- 4. Images -----------------------------------------------------------------------
-# Locally built images need debootstrap, Maven and Go; official images (KEH_KAFKA_IMAGE /
-# KEH_TOXIPROXY_IMAGE set) are pulled instead. Nothing is needed when the images exist.
-# Every tested Kafka version: scenarios that compare versions (B9) and the version matrix
-# of verify-config run them side by side.
-KAFKA_VERSIONS=$(.venv/bin/python -c 'from harness.settings import KNOWN_KAFKA_VERSIONS; print(*KNOWN_KAFKA_VERSIONS)')
-images_ready() {
-  for v in $KAFKA_VERSIONS; do
-    .venv/bin/python -c 'import sys; from harness.settings import Settings; from harness.cluster import images; sys.exit(bool(images.missing(Settings(kafka_version=sys.argv[1]))))' "$v" 2>/dev/null || return 1
-  done
-}
-if ! images_ready; then
-  if [ -z "${KEH_KAFKA_IMAGE:-}" ]; then need_cmd debootstrap debootstrap; need_cmd mvn maven; fi
-  if [ -z "${KEH_TOXIPROXY_IMAGE:-}" ]; then need_cmd go golang-go; fi
-fi
-for v in $KAFKA_VERSIONS; do .venv/bin/kafka-harness images build --kafka-version "$v"; done
-
-# --- 5. Versions the scenarios pin ----------------------------------------------------
-# A scenario side may pin its Kafka version or its client release (Variant.kafka_version,
-# Variant.client: a regression pair runs the affected release on one side and the fixed one
-# on the other). Every pin of every scenario module is prepared here as the tested versions
-# are, so such a pair starts with nothing to fetch (harness/provision.py, docs/versions.md).
-PINS='provision.pinned(Settings(), scenarios.all_scenarios().values())'
-pins_ready() { .venv/bin/python -c "import sys, scenarios; from harness import provision; from harness.settings import Settings; sys.exit(not provision.ready(Settings(), $PINS))" 2>/dev/null; }
-if pins_ready; then
-  say "pinned versions: ready"
+# --- 5. Jars, class archives, images, pinned versions ----------------------------------
+# What the runs need from registries and builds, side by side where one does not wait for
+# another (harness/build_steps.py, provision.setup_steps): Spark's Kafka connector (not part
+# of pyspark) and a class archive of its driver JVM; the Java workload apps (java/) built with
+# Maven, the client jars of every tested Kafka version and their class archives, kafka-tools
+# for `make bench-driver`; the broker image of every tested Kafka version (scenarios that
+# compare versions and verify-config's version matrix run them side by side) and Toxiproxy's;
+# and every version a scenario pins (Variant.kafka_version, Variant.client: a regression pair
+# runs the affected release on one side and the fixed one on the other; docs/versions.md).
+# Locally built images need debootstrap and Go; official images (KEH_KAFKA_IMAGE /
+# KEH_TOXIPROXY_IMAGE set) are pulled instead. Only the tools the missing parts need are
+# installed, and nothing runs when everything is there.
+STEPS='provision.setup_steps(Settings(), scenarios.all_scenarios().values())'
+todo=$(harness_call "print(len(steps := $STEPS), *build_steps.tools(steps))") || exit 1
+read -r count tools <<<"$todo"
+if [ "$count" = 0 ]; then
+  say "jars, class archives, images and pinned versions: ready"
 else
-  need_cmd mvn maven
-  if [ -z "${KEH_KAFKA_IMAGE:-}" ]; then need_cmd debootstrap debootstrap; fi
-  harness_call "provision.fetch(Settings(), $PINS)"
-  say "pinned versions: fetched"
+  for tool in $tools; do
+    case $tool in
+      mvn) need_cmd mvn maven ;;
+      javac) need_cmd javac openjdk-17-jdk-headless ;;
+      go) need_cmd go golang-go ;;
+      *) need_cmd "$tool" "$tool" ;;
+    esac
+  done
+  harness_call "build_steps.run($STEPS, Settings().steps_at_once)"
 fi
 say "ready: run \`make test\`"

@@ -57,7 +57,8 @@ def _graph() -> dict[str, set[str]]:
 LAYERS: tuple[tuple[str, ...], ...] = (
     # The machine: settings, errors, child processes and Docker; nothing of Kafka.
     ("harness.errors", "harness.settings", "harness.progress", "harness.waits", "harness.versions",
-     "harness.cache_folders", "harness.docker_engine", "harness.stopping", "harness.commands"),
+     "harness.cache_folders", "harness.docker_engine", "harness.stopping", "harness.commands",
+     "harness.build_steps"),
     # Formats: what the apps write and read back, Kafka's configuration names.
     ("harness.history", "harness.kafkaconfig"),
     # The JVM tools (Maven, class archives, Spark sessions), used by the cluster's images and the checker.

@@ -24,14 +24,16 @@ import subprocess
 import tempfile
 import zipfile
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import docker
 from docker.errors import APIError, ImageNotFound
 
-from harness import cache_folders, commands, docker_engine, versions
+from harness import build_steps, cache_folders, commands, docker_engine, versions
+from harness.build_steps import Step
 from harness.errors import HarnessError
-from harness.jvm.maven import maven_closure, unresolved
+from harness.jvm.maven import maven_closure, mvn, unresolved
 from harness.progress import step
 from harness.settings import KNOWN_KAFKA_VERSIONS, LABEL, LABEL_INPUTS, Settings
 
@@ -100,8 +102,13 @@ def _docker_build(dc: docker.DockerClient, context: Path, tag: str, inputs: str,
 # --- Java rootfs ----------------------------------------------------------------------
 
 
-def _jre_base(settings: Settings, dc: docker.DockerClient) -> str:
-    tag = "kafka-eos-harness/jre17:" + _hash({"suite": DEBIAN_SUITE, "packages": ROOTFS_PACKAGES})
+def _jre_tag() -> str:
+    return "kafka-eos-harness/jre17:" + _hash({"suite": DEBIAN_SUITE, "packages": ROOTFS_PACKAGES})
+
+
+def _jre_base(settings: Settings) -> str:
+    dc = docker_engine.client()
+    tag = _jre_tag()
     try:
         dc.images.get(tag)
         return tag
@@ -171,8 +178,9 @@ def _kafka_jars(settings: Settings, version: str) -> Path:
         # The broker ships only slf4j-api; without a binding it logs nothing at all.
         slf4j = next(libs.glob("slf4j-api-*.jar")).stem.removeprefix("slf4j-api-")
         binding = f"-Dartifact=org.slf4j:slf4j-simple:{slf4j}"
-        commands.run(
-            ["mvn", "-B", "-q", "-f", str(pom), "dependency:copy", binding, f"-DoutputDirectory={libs}"],
+        mvn(
+            pom,
+            ["dependency:copy", binding, f"-DoutputDirectory={libs}"],
             "resolve the slf4j-simple logging binding",
             "check Maven Central is reachable",
         )
@@ -193,8 +201,7 @@ def _storage_tool_class(libs: Path) -> str:
 def _kafka_target(settings: Settings) -> tuple[str, str]:
     """The local broker image of ``settings``' Kafka version, and the hash of its inputs."""
     version = versions.kafka(settings.kafka_version)
-    base_tag = "kafka-eos-harness/jre17:" + _hash({"suite": DEBIAN_SUITE, "packages": ROOTFS_PACKAGES})
-    inputs = _hash({"version": version, "base": base_tag, "context": _dir_digest(_dockerfiles("kafka"))})
+    inputs = _hash({"version": version, "base": _jre_tag(), "context": _dir_digest(_dockerfiles("kafka"))})
     return f"kafka-eos-harness/kafka:{version}", inputs
 
 
@@ -207,7 +214,7 @@ def build_kafka(settings: Settings) -> str:
         return tag
     version = settings.kafka_version
     libs = _kafka_jars(settings, version)  # first: an unknown version fails in seconds, not after debootstrap
-    base = _jre_base(settings, dc)
+    base = _jre_base(settings)  # both made already when built by its steps (kafka_steps)
     with step(f"build {tag}"), tempfile.TemporaryDirectory(dir=_cache(settings)) as tmp:
         context = Path(tmp)
         shutil.copytree(_dockerfiles("kafka"), context, dirs_exist_ok=True)
@@ -283,11 +290,32 @@ def build_toxiproxy(settings: Settings) -> str:
 # --- Entry points ---------------------------------------------------------------------
 
 
-def _images(settings: Settings) -> list[tuple[str, tuple[str, str], Callable[[Settings], str]]]:
-    """The cluster's images: (overriding image or "", (local tag, hash of its inputs), its build)."""
+def _kafka_steps(settings: Settings, dc: docker.DockerClient) -> list[Step]:
+    """The local broker image's steps: its version's jars and the Java rootfs (once for every
+    version), then the image. The rootfs waits for the first version's jars, so an unknown
+    version fails in seconds, not after debootstrap."""
+    tag = _kafka_target(settings)[0]
+    version = settings.kafka_version
+    jars = f"kafka jars {version}"
+    found = []
+    if not cache_folders.complete(_cache(settings) / "kafka-jars" / version, _POM.format(version=version)):
+        found.append(Step(jars, partial(_kafka_jars, settings, version), tools=("mvn",)))
+    if not dc.images.list(name=_jre_tag()):
+        found.append(Step(_jre_tag(), partial(_jre_base, settings), after=(jars,), cpu=True, tools=("debootstrap",)))
+    return [*found, Step(tag, partial(build_kafka, settings), after=(jars, _jre_tag()))]
+
+
+def _toxiproxy_steps(settings: Settings, dc: docker.DockerClient) -> list[Step]:
+    return [Step(_toxiproxy_target(settings)[0], partial(build_toxiproxy, settings), cpu=True, tools=("go",))]
+
+
+def _images(
+    settings: Settings,
+) -> list[tuple[str, tuple[str, str], Callable[[Settings, docker.DockerClient], list[Step]]]]:
+    """The cluster's images: (overriding image or "", (local tag, hash of its inputs), its build steps)."""
     return [
-        (settings.toxiproxy_image_override, _toxiproxy_target(settings), build_toxiproxy),
-        (settings.kafka_image_override, _kafka_target(settings), build_kafka),
+        (settings.toxiproxy_image_override, _toxiproxy_target(settings), _toxiproxy_steps),
+        (settings.kafka_image_override, _kafka_target(settings), _kafka_steps),
     ]
 
 
@@ -303,28 +331,38 @@ def missing(settings: Settings) -> list[str]:
     return found
 
 
-def ensure(settings: Settings, pull: bool = True) -> list[str]:
-    """Make the cluster's images present, before any container starts; their names. Local ones
-    are built if missing or stale (a Kafka version's first use resolves its jars and builds its
-    image, with progress lines; a version Maven Central lacks fails here); overridden ones are
-    pulled, or with ``pull`` False must be there already."""
+def steps(settings: Settings, pull: bool = True) -> list[Step]:
+    """The steps that make the cluster's images present (none when they are; harness.build_steps):
+    local ones built if missing or stale (a Kafka version's first use resolves its jars and
+    builds its image; a version Maven Central lacks fails there), overridden ones pulled, or
+    with ``pull`` False they must be there already."""
     dc = docker_engine.client()
-    names = []
-    for override, _, build in _images(settings):
-        names.append(override or build(settings))
-        if not override or dc.images.list(name=override):
-            continue
-        if not pull:
+    found = []
+    for override, (tag, inputs), local in _images(settings):
+        if override and not dc.images.list(name=override):
+            found.append(Step(f"pull {override}", partial(_pull, dc, override, pull)))
+        elif not override and _image_inputs(dc, tag) != inputs:
+            found += local(settings, dc)
+    return found
+
+
+def _pull(dc: docker.DockerClient, name: str, pull: bool) -> None:
+    if not pull:
+        raise HarnessError(
+            f"image {name} is not present: pull it (`kafka-harness images build`), "
+            "or unset the override to build images locally"
+        )
+    with step(f"pull {name}"):
+        try:
+            dc.images.pull(name)
+        except APIError as exc:
             raise HarnessError(
-                f"image {override} is not present: pull it (`kafka-harness images build`), "
-                "or unset the override to build images locally"
-            )
-        with step(f"pull {override}"):
-            try:
-                dc.images.pull(override)
-            except APIError as exc:
-                raise HarnessError(
-                    f"cannot pull {override} ({str(exc).splitlines()[0][:120]}): unset the image "
-                    "override to use locally built images (`kafka-harness images build`)"
-                ) from exc
-    return names
+                f"cannot pull {name} ({str(exc).splitlines()[0][:120]}): unset the image "
+                "override to use locally built images (`kafka-harness images build`)"
+            ) from exc
+
+
+def ensure(settings: Settings, pull: bool = True) -> list[str]:
+    """Make the cluster's images present (``steps``), before any container starts; their names."""
+    build_steps.run(steps(settings, pull), settings.steps_at_once)
+    return [toxiproxy_image(settings), settings.kafka_image_override or _kafka_target(settings)[0]]

@@ -29,12 +29,14 @@ import platform
 import shutil
 import tempfile
 import zipfile
+from functools import partial
 from pathlib import Path
 
 from harness import cache_folders, commands, versions
+from harness.build_steps import Step
 from harness.errors import HarnessError
 from harness.jvm import class_archive
-from harness.jvm.maven import maven_closure, unresolved
+from harness.jvm.maven import maven_closure, mvn, unresolved
 from harness.progress import step
 from harness.settings import DEFAULT_KAFKA_VERSION, KNOWN_KAFKA_VERSIONS, Settings
 
@@ -150,8 +152,9 @@ def app_jar(settings: Settings) -> Path:
         # Built in a copy: the checkout gets no target/ folder, and concurrent builds do not meet.
         work = tmp / "java"
         shutil.copytree(JAVA_DIR, work, ignore=shutil.ignore_patterns("target"))
-        commands.run(
-            ["mvn", "-B", "-q", "-f", str(work / "pom.xml"), "package"],
+        mvn(
+            work / "pom.xml",
+            ["package"],
             "build the Java workload apps",
             "install Maven and a JDK 17 (Debian: apt-get install maven openjdk-17-jdk-headless)",
         )
@@ -258,11 +261,27 @@ def _rocksdb_native_dir(jars: list[Path]) -> Path | None:
 
 def client_ready(settings: Settings, version: str, streams: bool = False) -> bool:
     """Whether an app on the Java client ``version`` starts with nothing to fetch or make."""
+    return not client_steps(settings, version, streams)
+
+
+_APPS_STEP = "java apps jar"
+
+
+def client_steps(settings: Settings, version: str, streams: bool = False) -> list[Step]:
+    """The steps that make an app on the Java client ``version`` (Kafka Streams' with ``streams``)
+    ready to start (none when it is; harness.build_steps): the apps' jar and the client's jars
+    side by side, then the class archive of their JVM."""
     app, client = _app_folder(settings), _client_folder(settings, version, streams)
-    if not (cache_folders.complete(app, app.name) and cache_folders.complete(client, _client_pom(version, streams))):
-        return False
-    classpath = [app / _APP_JAR, *_jars(client)]
-    return _class_archive_path(settings, version, streams, classpath).is_file()
+    what = _what(version, streams)
+    found = []
+    if not cache_folders.complete(app, app.name):
+        found.append(Step(_APPS_STEP, partial(app_jar, settings), cpu=True, tools=("mvn", "javac")))
+    if not cache_folders.complete(client, _client_pom(version, streams)):
+        found.append(Step(f"{what} jars", partial(client_classpath, settings, version, streams), tools=("mvn",)))
+    if found or not _class_archive_path(settings, version, streams, [app / _APP_JAR, *_jars(client)]).is_file():
+        archive = partial(prepare_client, settings, version, streams)
+        found.append(Step(f"{what} class archive", archive, after=(_APPS_STEP, f"{what} jars"), cpu=True))
+    return found
 
 
 def prepare_client(settings: Settings, version: str, streams: bool = False) -> None:
@@ -280,17 +299,12 @@ def _tested() -> list[tuple[str, bool]]:
     return [(v, False) for v in KNOWN_KAFKA_VERSIONS] + [(streams, True)]
 
 
-def ready(settings: Settings) -> bool:
-    """Whether ``prepare`` would find everything cached, without running Maven (setup.sh asks first)."""
+def setup_steps(settings: Settings) -> list[Step]:
+    """What setup prepares (``client_steps``): the client of every tested Kafka version, and
+    Kafka Streams and the tools for the default version (the D scenarios, the benchmarks)."""
     tools = artifact_version("kafka-tools", DEFAULT_KAFKA_VERSION)
-    return cache_folders.complete(_tools_folder(settings, tools), _tools_pom(tools)) and all(
-        client_ready(settings, v, s) for v, s in _tested()
-    )
-
-
-def prepare(settings: Settings) -> None:
-    """Build the apps, prepare the client of every tested Kafka version, and Kafka Streams and the
-    tools for the default version (the D scenarios, the benchmarks)."""
-    for version, streams in _tested():
-        prepare_client(settings, version, streams)
-    tools_classpath(settings, DEFAULT_KAFKA_VERSION)
+    found = [s for version, streams in _tested() for s in client_steps(settings, version, streams)]
+    if not cache_folders.complete(_tools_folder(settings, tools), _tools_pom(tools)):
+        fetch = partial(tools_classpath, settings, DEFAULT_KAFKA_VERSION)
+        found.append(Step(f"kafka-tools:{tools} jars", fetch, tools=("mvn",)))
+    return found

@@ -17,10 +17,12 @@ import shlex
 import shutil
 import sys
 import tempfile
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from harness import commands
+from harness.build_steps import Step
 from harness.errors import HarnessError
 from harness.history import records
 from harness.jvm import class_archive
@@ -106,7 +108,7 @@ def _connector_folder(settings: Settings) -> tuple[Path, str, list[str]]:
 
 
 def connector_jars_cached(settings: Settings) -> bool:
-    """Whether connector_jars would return at once, without Maven (setup.sh asks first)."""
+    """Whether connector_jars would return at once, without Maven."""
     return (_connector_folder(settings)[0] / _DONE).exists()
 
 
@@ -255,7 +257,8 @@ def class_archive_path() -> Path:
 
 
 def build_class_archive() -> None:
-    """Make the Spark driver's class archive (``make setup``), unless it exists."""
+    """Make the Spark driver's class archive (``make setup``), unless it exists. Its job reads
+    nothing from Kafka, but its session loads the connector jars."""
 
     def warm_up(jvm_options: list[str]) -> None:
         cmd = [sys.executable, "-m", "harness.jvm.spark_warm_up", *jvm_options]
@@ -263,6 +266,18 @@ def build_class_archive() -> None:
 
     with step("spark: class archive of the driver JVM (once; its starts take about half as long)"):
         class_archive.build(class_archive_path(), lambda staged: warm_up(class_archive.dump_at_exit(staged)), warm_up)
+
+
+def setup_steps(settings: Settings) -> list[Step]:
+    """What setup prepares for Spark (harness.build_steps), none of it when it is there: the
+    Kafka connector's jars, then the driver's class archive."""
+    jars = "spark kafka connector jars"
+    found = []
+    if not connector_jars_cached(settings):
+        found.append(Step(jars, partial(connector_jars, settings), tools=("mvn",)))
+    if not class_archive_path().is_file():
+        found.append(Step("spark driver class archive", build_class_archive, after=(jars,), cpu=True))
+    return found
 
 
 def record_id(value: Column) -> Column:

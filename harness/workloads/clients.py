@@ -18,9 +18,11 @@ no knob for is left out (``java_config`` says which).
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from harness import versions
+from harness import build_steps, versions
+from harness.build_steps import Step
 from harness.errors import HarnessError
 from harness.jvm import java_clients
 from harness.kafkaconfig import catalogue
@@ -98,14 +100,21 @@ def package(name: str, streams: bool = False) -> str:
     return "confluent-kafka" if name == LIBRDKAFKA else "kafka-streams" if streams else "kafka-clients"
 
 
+def steps(settings: Settings, name: str, version: str, streams: bool = False) -> list[Step]:
+    """The steps that fetch what an app of client ``name`` at ``version`` needs (none once it is
+    cached; harness.build_steps): confluent-kafka into a folder of its own, or the Java apps and
+    client jars (with their class archive)."""
+    if name != LIBRDKAFKA:
+        return java_clients.client_steps(settings, version, streams)
+    if librdkafka_versions.ready(settings, version):
+        return []
+    return [Step(f"confluent-kafka {version}", partial(librdkafka_versions.site, settings, version))]
+
+
 def prepare(settings: Settings, name: str, version: str, streams: bool = False) -> None:
-    """Fetch what an app of client ``name`` at ``version`` needs, once (later calls find it
-    cached): confluent-kafka into a folder of its own, or the Java apps and client jars (with
-    their class archive). A release the registry does not have fails here, in one line."""
-    if name == LIBRDKAFKA:
-        librdkafka_versions.site(settings, version)
-    else:
-        java_clients.prepare_client(settings, version, streams)
+    """Fetch what an app of client ``name`` at ``version`` needs (``steps``), once. A release the
+    registry does not have fails here, in one line."""
+    build_steps.run(steps(settings, name, version, streams), settings.steps_at_once)
 
 
 def on(workload: Workload, spec: ClientSpec, what: str) -> Workload:
