@@ -214,7 +214,7 @@ def build_kafka(settings: Settings) -> str:
         return tag
     version = settings.kafka_version
     libs = _kafka_jars(settings, version)  # first: an unknown version fails in seconds, not after debootstrap
-    base = _jre_base(settings)  # both made already when built by its steps (kafka_steps)
+    base = _jre_base(settings)  # both there already when built by its steps (_kafka_steps)
     with step(f"build {tag}"), tempfile.TemporaryDirectory(dir=_cache(settings)) as tmp:
         context = Path(tmp)
         shutil.copytree(_dockerfiles("kafka"), context, dirs_exist_ok=True)
@@ -291,18 +291,18 @@ def build_toxiproxy(settings: Settings) -> str:
 
 
 def _kafka_steps(settings: Settings, dc: docker.DockerClient) -> list[Step]:
-    """The local broker image's steps: its version's jars and the Java rootfs (once for every
-    version), then the image. The rootfs waits for the first version's jars, so an unknown
-    version fails in seconds, not after debootstrap."""
+    """The local broker image's steps: the Java rootfs (once for every version) and its
+    version's jars side by side, then the image. An unknown version fails at its jars, once
+    a debootstrap under way beside them is done (its rootfs is kept)."""
     tag = _kafka_target(settings)[0]
     version = settings.kafka_version
     jars = f"kafka jars {version}"
     found = []
+    if not dc.images.list(name=_jre_tag()):
+        found.append(Step(_jre_tag(), partial(_jre_base, settings), cpu=True, tools=("debootstrap",)))
     if not cache_folders.complete(_cache(settings) / "kafka-jars" / version, _POM.format(version=version)):
         found.append(Step(jars, partial(_kafka_jars, settings, version), tools=("mvn",)))
-    if not dc.images.list(name=_jre_tag()):
-        found.append(Step(_jre_tag(), partial(_jre_base, settings), after=(jars,), cpu=True, tools=("debootstrap",)))
-    return [*found, Step(tag, partial(build_kafka, settings), after=(jars, _jre_tag()))]
+    return [*found, Step(tag, partial(build_kafka, settings), after=(_jre_tag(), jars))]
 
 
 def _toxiproxy_steps(settings: Settings, dc: docker.DockerClient) -> list[Step]:
