@@ -28,6 +28,16 @@ need_cmd() {  # need_cmd COMMAND DEBIAN_PACKAGE
   command -v "$1" >/dev/null || install_system "$2"
 }
 
+need_go() {  # Toxiproxy's go.mod asks for a newer Go than some distributions ship (bookworm: 1.19)
+  need_cmd go golang-go
+  local want have
+  want=$(sed -n 's/^go \([0-9.]*\)$/\1/p' toxiproxy/go.mod)
+  have=$(go env GOVERSION | sed 's/^go//')
+  [ "$(printf '%s\n%s\n' "$want" "$have" | sort -V | head -n 1)" = "$want" ] \
+    || die "go $have is older than the $want toxiproxy/go.mod needs; install Go $want or newer (https://go.dev/dl) \
+first on PATH, or use KEH_TOXIPROXY_IMAGE=ghcr.io/shopify/toxiproxy:<version>"
+}
+
 harness_call() {  # harness_call 'EXPRESSION': a harness step in Python; its HarnessError ends setup
   .venv/bin/python -c '
 import sys
@@ -110,7 +120,7 @@ else
     case $tool in
       mvn) need_cmd mvn maven ;;
       javac) need_cmd javac openjdk-17-jdk-headless ;;
-      go) need_cmd go golang-go ;;
+      go) need_go ;;
       *) need_cmd "$tool" "$tool" ;;
     esac
   done
