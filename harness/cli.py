@@ -1,5 +1,6 @@
-"""``kafka-harness``: list, run and explore scenarios, check your own app, build images, clean up leftovers,
-verify configs, index reports.
+"""``kafka-harness``: list, run and explore scenarios, check your own app, verify configs.
+
+It also builds images, indexes reports and cleans up leftovers.
 
 Exit status: 0 success (a scenario pair passed, or a research pair was reported), 1 a
 guarantee was violated, 3 a pair was inconclusive (its control showed nothing), 2 bad
@@ -216,7 +217,9 @@ def cmd_verify_config(args: argparse.Namespace) -> int:
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="kafka-harness", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(
+        prog="kafka-harness", description=__doc__.splitlines()[0].replace("``kafka-harness``: ", "").capitalize()
+    )
     p.add_argument("--verbose", action="store_true", help="print error details (log tails) too")
     sub = p.add_subparsers(dest="command", required=True)
 
