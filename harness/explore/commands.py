@@ -29,7 +29,8 @@ def _exploration(args: argparse.Namespace) -> run.Exploration:
             raise HarnessError(f"--{name} must be 1 or more, not {getattr(args, name)}")
     if args.planted_bug < 0:
         raise HarnessError(f"--planted-bug must be 0 (off) or more, not {args.planted_bug}")
-    subject = Subject(args.like, args.client or "", args.kafka_version or "", args.planted_bug)
+    allowed = tuple(n.strip() for n in (args.allow or "").split(",") if n.strip())
+    subject = Subject(args.like, args.client or "", args.kafka_version or "", args.planted_bug, allowed)
     exploration = run.Exploration(
         subject, args.seed, args.runs, draw.families(args.faults), args.workers, args.stop_on_failure
     )
@@ -106,6 +107,11 @@ def add_parsers(sub: argparse._SubParsersAction, settings_of: SettingsOf, versio
         default=0,
         metavar="N",
         help="testing explore itself: the transformer commits every N-th transaction's offsets outside it (0: off)",
+    )
+    sp.add_argument(
+        "--allow",
+        metavar="FINDINGS",
+        help="findings the explored side may show, comma-separated (e.g. app_fenced): look past them",
     )
     sp.add_argument("--client", metavar="CLIENT", help="the apps' client (as for run)")
     sp.add_argument("--runs-dir", help="where the exploration's folder goes (default: ./runs)")

@@ -61,7 +61,8 @@ def text(kept: Kept, doc: dict[str, Any], proof: Trial) -> str:
         f" --kafka-version {subject.kafka_version}" if subject.kafka_version else ""
     )
     found = f"run {kept.info.get('run')} of `kafka-harness explore --like {subject.like} --seed {kept.info.get('seed')}"
-    found += f"{options}{f' --planted-bug {subject.planted_bug}' if subject.planted_bug else ''}`"
+    found += f"{options}{f' --planted-bug {subject.planted_bug}' if subject.planted_bug else ''}"
+    found += (" --allow " + ",".join(subject.allowed) if subject.allowed else "") + "`"
     bug = (
         "\nThe guarantee's transformer carries the planted bug (the offsets of one transaction in "
         f"{subject.planted_bug} committed outside it;\nharness.workloads.apps.transformer): a test of explore, not "
@@ -71,13 +72,17 @@ def text(kept: Kept, doc: dict[str, Any], proof: Trial) -> str:
     )
     lines = "\n".join(f"- {line}" for line in words.step_lines(doc))
     reasons = "\n".join(f"- {r}" for r in proof.reasons)
-    guarantee = (
-        "    guarantee=replace(\n        LIKE.guarantee.under_another_schedule(),\n        workload=replace(\n"
-        "            LIKE.guarantee.workload or LIKE.workload,\n"
-        f"            bug_offsets_outside_txn_every={subject.planted_bug},\n        ),\n    ),\n"
-        if subject.planted_bug
-        else "    guarantee=LIKE.guarantee.under_another_schedule(),\n"
-    )
+    changes = []  # to the guarantee, beyond leaving out the checks of the pair's own fault
+    if subject.planted_bug:
+        changes.append(
+            "workload=replace(LIKE.guarantee.workload or LIKE.workload, "
+            f"bug_offsets_outside_txn_every={subject.planted_bug})"
+        )
+    if subject.allowed:
+        allowed = ", ".join(f'"{name}": "allowed"' for name in subject.allowed)
+        changes.append(f"expect={{**LIKE.guarantee.expect, {allowed}}}")
+    guarantee = "    guarantee=replace(\n        LIKE.guarantee.under_another_schedule(),\n"
+    guarantee += "".join(f"        {change},\n" for change in changes) + "    ),\n"
     count = f"{len(steps)} step{'s' if len(steps) != 1 else ''}"
     return f'''"""{sid} — {like.id}'s pair under a schedule found by explore and shrunk ({count}).
 

@@ -9,9 +9,11 @@ from typing import Any
 
 import scenarios
 from harness import provision, versions
+from harness.checker import catalogue
 from harness.errors import HarnessError
 from harness.scenario import Scenario, Variant, on_client
 from harness.settings import Settings
+from harness.verdict.document import ALLOWED
 from harness.workloads import clients
 from harness.workloads.pipeline import PipelineWorkload
 
@@ -24,10 +26,26 @@ class Subject:
     # The transformer's planted bug (harness.workloads.apps.transformer), on the guarantee's
     # pipeline: every n-th transaction's offsets committed outside it. For testing explore.
     planted_bug: int = 0
+    # Findings the explored side may show (``--allow``): e.g. app_fenced, to look past a client
+    # error that every run on this client meets and for the data anomalies behind it.
+    allowed: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "allowed", tuple(self.allowed))  # from JSON: a list
+        unknown = [n for n in self.allowed if n not in catalogue.NAMES]
+        if unknown:
+            raise HarnessError(
+                f"--allow: unknown finding {', '.join(unknown)}; one of {', '.join(catalogue.NAMES)} "
+                "(`kafka-harness findings` says what each means)"
+            )
 
     def scenario(self) -> Scenario:
-        """The pair as explored: on the client asked for, the planted bug in its guarantee."""
+        """The pair as explored: on the client asked for, the planted bug in its guarantee, the
+        findings allowed there."""
         chosen = scenarios.get(self.like)
+        if self.allowed:
+            allowing = {**chosen.guarantee.expect, **dict.fromkeys(self.allowed, ALLOWED)}
+            chosen = replace(chosen, guarantee=replace(chosen.guarantee, expect=allowing))
         if self.client:
             # The explored side runs on the client asked for even where the pair pins one: R3's
             # guarantee pins the fixed librdkafka, and exploring the affected one is the point.
@@ -79,4 +97,5 @@ class Subject:
         extra = [f"client {self.client}"] if self.client else []
         extra += [f"Kafka {self.kafka_version}"] if self.kafka_version else []
         extra += [f"planted bug every {self.planted_bug}"] if self.planted_bug else []
+        extra += [f"allowing {', '.join(self.allowed)}"] if self.allowed else []
         return f"{self.like}'s guarantee" + (f" ({', '.join(extra)})" if extra else "")

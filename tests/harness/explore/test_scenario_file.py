@@ -53,3 +53,18 @@ def test_a_shrunk_pair_leaves_out_the_checks_of_the_explored_pairs_own_fault(tmp
     assert r1.guarantee.checks and r1.control.checks
     assert scenario.guarantee.checks == () and scenario.control.checks == ()
     assert scenario.guarantee.expect == r1.guarantee.expect
+
+
+def test_a_shrunk_pair_allows_what_the_exploration_allowed(tmp_path: Path) -> None:
+    doc = serial.to_json([Step(1.0, kill(App("transformer-1")), 1.0)], TOPIC)
+    subject = Subject("B1", planted_bug=2, allowed=("app_fenced", "client_stuck"))
+    kept = Kept(tmp_path / "run-004", subject, doc, {"subject": subject.to_json(), "seed": 7, "run": 4})
+    proof = Trial(tmp_path / "run-004", FAILED, ["found 50 eos_missing anomalies, none allowed"], {}, 40.0, 37.0)
+    scenario = scenarios.get(str(scenario_file.write(tmp_path / scenario_file.name_for(kept), kept, doc, proof)))
+    assert scenario.guarantee.expect == {
+        **scenarios.get("B1").guarantee.expect,
+        "app_fenced": "allowed",
+        "client_stuck": "allowed",
+    }
+    assert scenario.guarantee.workload.bug_offsets_outside_txn_every == 2  # type: ignore[union-attr]
+    assert "--allow app_fenced,client_stuck" in scenario.story

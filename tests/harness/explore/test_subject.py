@@ -38,3 +38,16 @@ def test_the_checks_of_the_pairs_own_fault_are_left_out_and_named() -> None:
     assert subject.guarantee().checks == ()
     assert subject.left_out() == [c.name for c in subject.scenario().guarantee.checks]
     assert subject.guarantee().kafka_version == ""  # the exploration's cluster runs the version asked for
+
+
+def test_allowed_findings_are_allowed_on_the_explored_side_and_kept_through_json() -> None:
+    subject = Subject("R1", kafka_version="3.5.2", allowed=("app_fenced",))
+    assert subject.guarantee().expect["app_fenced"] == "allowed"
+    assert subject.guarantee().expect["aborted_read"] == "forbidden"
+    again = Subject.from_json(subject.to_json())
+    assert again == subject and "allowing app_fenced" in str(again)
+
+
+def test_an_unknown_finding_to_allow_is_one_error() -> None:
+    with pytest.raises(HarnessError, match="--allow: unknown finding fenced"):
+        Subject("R1", allowed=("fenced",))
