@@ -169,9 +169,8 @@ def inconsistent_offset(c: Context) -> dict[str, Any]:
     disagree = 0
     if c.rc is not None:  # rows of read_committed that read_uncommitted does not match
         # Where read_uncommitted read several ids at one offset, any of them agrees; shown is the smallest.
-        differ = c.rc.join(c.ru.select("pos", "id"), ["pos", "id"], "left_anti").join(
-            c.read_at(c.ru, "pos"), "pos", "left"
-        )
+        place = ["topic", "partition", "offset"]
+        differ = c.rc.join(c.ru.select(*place, "id"), [*place, "id"], "left_anti").join(c.read_at(c.ru), place, "left")
         disagree = differ.count()
         for r in c.first(differ, "pos", limit=c.n - len(examples)) if disagree else []:
             examples.append(

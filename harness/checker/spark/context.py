@@ -83,14 +83,19 @@ class Context:
         parsed = self.cache(ledgers.lines)
         # Each (position, id) once, as the numpy engine's views hold them; the raw rows only
         # show which offsets a reader returned twice or more.
+        # Cached partitioned by place: the offsets read twice, what was read at an offset and the
+        # comparisons of the two views by place then need no shuffle of their own (see engine.session).
+        # Ids are nearly unique per place, so the shuffle comes first rather than after a partial
+        # aggregation that would not shrink anything.
         raw = {
-            iso: self.cache(df.groupBy(*_PLACE, "id").agg(F.min("order").alias("order")))
+            iso: self.cache(
+                df.repartition(*_PLACE)
+                .groupBy(*_PLACE, "id")
+                .agg(F.min("order").alias("order"), F.count(F.lit(1)).alias("rows"))
+            )
             for iso, df in views.frames.items()
         }
-        repeated = {
-            iso: df.groupBy(*_PLACE).agg(F.count(F.lit(1)).alias("rows"))  # ids for the few examples only
-            for iso, df in views.frames.items()
-        }
+        repeated = {iso: df.groupBy(*_PLACE).agg(F.sum("rows").alias("rows")) for iso, df in raw.items()}
         none = F.lit(None).cast("long")
         view_columns = ("data", "markers", "no_id", "max_partition", "partitions")
         invoke_topic = F.when(F.col("ok") & (F.col("event") == "invoke"), F.coalesce("topic", F.lit("")))
@@ -266,21 +271,25 @@ class Context:
         def last(name: str, line: str = "a_line") -> Column:
             return F.max_by(name, line).alias(name)
 
-        per_id = rows.groupBy("id").agg(
-            *[last(k) for k in ("code", "txn", "source", "state", "begin_us", "commit_us")],
-            F.count("a_line").alias("attempts"),
-            F.max(attempt_state == TXN_COMMITTED).alias("any_attempt_committed"),
-            F.min(attempt_state == TXN_ABORTED).alias("every_attempt_aborted"),
-            *[F.max(out == name).alias(f"saw_{name}") for name in _OUTCOME],
-            F.count(F.when(out == "fail", 1)).alias("fails"),
-            F.max_by("partition", "ok_line").alias("ack_partition"),
-            F.max_by("offset", "ok_line").alias("ack_offset"),
-            F.max(F.when(out == "ok", c("partition"))).alias("ok_partition"),
-            F.count("copy_pos").alias("n_copies"),
-            # The first copy (order) and the topics copies are in (misplaced: any other than the send's).
-            F.min("copy_pos").alias("first_pos"),
-            F.min(copy_code).alias("copy_code_min"),
-            F.max(copy_code).alias("copy_code_max"),
+        per_id = (
+            rows.repartition("id")
+            .groupBy("id")
+            .agg(  # nearly one row per kind and id: no partial step first
+                *[last(k) for k in ("code", "txn", "source", "state", "begin_us", "commit_us")],
+                F.count("a_line").alias("attempts"),
+                F.max(attempt_state == TXN_COMMITTED).alias("any_attempt_committed"),
+                F.min(attempt_state == TXN_ABORTED).alias("every_attempt_aborted"),
+                *[F.max(out == name).alias(f"saw_{name}") for name in _OUTCOME],
+                F.count(F.when(out == "fail", 1)).alias("fails"),
+                F.max_by("partition", "ok_line").alias("ack_partition"),
+                F.max_by("offset", "ok_line").alias("ack_offset"),
+                F.max(F.when(out == "ok", c("partition"))).alias("ok_partition"),
+                F.count("copy_pos").alias("n_copies"),
+                # The first copy (order) and the topics copies are in (misplaced: any other than the send's).
+                F.min("copy_pos").alias("first_pos"),
+                F.min(copy_code).alias("copy_code_min"),
+                F.max(copy_code).alias("copy_code_max"),
+            )
         )
         facts = (
             per_id.withColumn("session", F.shiftright("id", SEQ_BITS))
@@ -356,17 +365,18 @@ class Context:
         if self.ru is None:  # nothing to confirm against: none
             none = [F.lit(None).cast("long").alias("ru_id"), F.lit(None).cast("boolean").alias("ru_there")]
             return acks.select("*", *none).where(F.lit(False))
-        # Confirmed: that id read at that offset (most acknowledgements; numbers-only joins).
-        unconfirmed = acks.join(self.ru.select(c("pos").alias("ack_pos"), "id"), ["ack_pos", "id"], "left_anti")
-        return unconfirmed.join(self.read_at(self.ru, "ack_pos"), "ack_pos", "left").where(
+        # Confirmed: that id read at that offset (most acknowledgements).
+        at = acks.select("*", c("ack_partition").alias("partition"), c("ack_offset").alias("offset"))
+        unconfirmed = at.join(self.ru.select(*_PLACE, "id"), [*_PLACE, "id"], "left_anti")
+        return unconfirmed.join(self.read_at(self.ru), _PLACE, "left").where(
             F.coalesce("ru_there", F.lit(False)) | c("visible")
         )
 
     @staticmethod
-    def read_at(view: DataFrame, pos: str) -> DataFrame:
-        """Per position of ``view`` (as column ``pos``): the smallest id read there (``ru_id``), and
+    def read_at(view: DataFrame) -> DataFrame:
+        """Per place (topic, partition, offset) of ``view``: the smallest id read there (``ru_id``), and
         ``ru_there`` True."""
-        return view.groupBy(F.col("pos").alias(pos)).agg(F.min("id").alias("ru_id"), F.lit(True).alias("ru_there"))
+        return view.groupBy(*_PLACE).agg(F.min("id").alias("ru_id"), F.lit(True).alias("ru_there"))
 
     def place_of(self, pos: str) -> list[Column]:
         """Columns ``topic``, ``partition`` and ``offset`` of a position."""
