@@ -67,19 +67,15 @@ def order(c: Context) -> dict[str, Any]:
     """First copies of ids sent once, per (session, partition) in offset order: one whose seq is below
     the highest seq stored before it in its group was sent earlier but stored later."""
     col = F.col
-    once = c.facts.where(col("sent") & ~col("resent")).select("id")  # a resent id's place in the send order is unknown
-    firsts = (
-        c.cv.join(once, "id")
-        .groupBy("id")
-        # A duplicated id counts where it was first stored.
-        .agg(F.min(F.struct("pos", "topic", "partition", "offset")).alias("f"))
-        .select(
-            "id",
-            "f.*",
-            F.shiftright("id", SEQ_BITS).alias("session"),
-            col("id").bitwiseAND(F.lit(SEQ_MASK)).alias("seq"),
-            partition_key("f.pos").alias("tp"),
-        )
+    # A resent id's place in the send order is unknown; a duplicated id counts where it was first stored.
+    once = c.facts.where(col("sent") & ~col("resent") & (col("n_copies") > 0))
+    firsts = once.select(
+        "id",
+        col("first_pos").alias("pos"),
+        *c.place_of("first_pos"),
+        F.shiftright("id", SEQ_BITS).alias("session"),
+        col("id").bitwiseAND(F.lit(SEQ_MASK)).alias("seq"),
+        partition_key("first_pos").alias("tp"),
     )
     before = Window.partitionBy("session", "tp").orderBy("pos").rowsBetween(Window.unboundedPreceding, -1)
     late = firsts.withColumn("top", F.max("seq").over(before)).where(col("seq") < col("top"))
@@ -120,11 +116,13 @@ def transactions_read(c: Context) -> dict[str, Any]:
             F.count(F.when(col("to_read"), 1)).alias("sent"),
             F.count(F.when(col("to_read") & col("visible"), 1)).alias("seen"),
             F.count(F.when(~col("to_read") & col("committed"), 1)).alias("unread"),
-            F.max("producer").alias("producer"),  # one session per transaction: its producer
         )
     )
-    torn = per_txn.where((col("seen") > 0) & (col("seen") < col("sent")))
-    partly = per_txn.where((col("sent") > 0) & (col("unread") > 0))
+    # One session per transaction: its producer, for the few examples (numbers only in the aggregation).
+    producers = F.broadcast(c.sessions.select(F.col("session").alias("s"), "producer"))
+    named = per_txn.join(producers, F.shiftright("key", SEQ_BITS) == col("s"), "left")
+    torn = named.where((col("seen") > 0) & (col("seen") < col("sent")))
+    partly = named.where((col("sent") > 0) & (col("unread") > 0))
     counts = per_txn.agg(
         F.count(F.when((col("seen") > 0) & (col("seen") < col("sent")), 1)).alias("torn"),
         F.count(F.when((col("sent") > 0) & (col("unread") > 0), 1)).alias("partly"),
@@ -156,28 +154,35 @@ def inconsistent_offset(c: Context) -> dict[str, Any]:
         if iso in c.repeated:
             n = c.repeated[iso].count()
             count += n
-            for r in c.first(c.repeated[iso], "pos", limit=c.n - len(examples)) if n else []:
-                read = [shown(i) for i in r.ids]
+            rows = c.first(c.repeated[iso], "pos", limit=c.n - len(examples)) if n else []
+            if rows:
+                at = c.views[iso].where(F.col("pos").isin([r.pos for r in rows]))
+                ids = {
+                    r.pos: r.ids
+                    for r in at.groupBy("pos").agg(F.array_sort(F.collect_set("id")).alias("ids")).collect()
+                }
+            for r in rows:
+                read = [shown(i) for i in ids[r.pos]]
                 examples.append({"at": where(r.topic, r.partition, r.offset), "read_by": iso, "read": read})
     if c.ru is None:
         return {"inconsistent_offset": finding(count, examples)}
     disagree = 0
     if c.rc is not None:  # rows of read_committed that read_uncommitted does not match
         # Where read_uncommitted read several ids at one offset, any of them agrees; shown is the smallest.
-        ru_at = c.ru.groupBy("pos").agg(F.min("id").alias("ru_id"), F.lit(True).alias("there"))
-        differ = c.rc.join(c.ru.select("pos", "id"), ["pos", "id"], "left_anti").join(ru_at, "pos", "left")
+        place = ["topic", "partition", "offset"]
+        differ = c.rc.join(c.ru.select(*place, "id"), [*place, "id"], "left_anti").join(c.read_at(c.ru), place, "left")
         disagree = differ.count()
         for r in c.first(differ, "pos", limit=c.n - len(examples)) if disagree else []:
             examples.append(
                 {
                     "at": where(r.topic, r.partition, r.offset),
                     "read_committed": shown(r.id),
-                    "read_uncommitted": shown(r.ru_id) if r.there else None,
+                    "read_uncommitted": shown(r.ru_id) if r.ru_there else None,
                 }
             )
     ack_bad = c.counts.ack_bad
     if ack_bad and len(examples) < c.n:
-        for r in c.first(c.facts.where("ack_bad"), "id", limit=c.n - len(examples)):
+        for r in c.first(c.ack_bad, "id", limit=c.n - len(examples)):
             there = shown(r.ru_id) if r.ru_there else None
             examples.append({"at": acked_at(r), "acknowledged": r.id, "read_uncommitted": there})
     return {"inconsistent_offset": finding(count + disagree + ack_bad, examples)}
@@ -224,9 +229,8 @@ def zombie_write(c: Context) -> dict[str, Any]:
 
 def misplaced(c: Context) -> dict[str, Any]:
     """Ids in the view at a position of another topic than their send's."""
-    sent = c.sent.withColumnRenamed("topic", "sent_to")
-    wrong = c.cv.select("id", "topic").join(sent, "id").where(F.col("topic") != F.col("sent_to"))
-    ids = wrong.drop("topic").distinct()
-    count = ids.count()
-    examples = [c.at({**about(r), "sent_to": r.sent_to, "at": None}, r.id) for r in c.first(ids, "id")] if count else []
-    return {"misplaced": finding(count, examples)}
+
+    def make(r: Row) -> dict[str, Any]:
+        return c.at({**about(r), "sent_to": r.topic, "at": None}, r.id)
+
+    return {"misplaced": c.examples("misplaced", c.counts.misplaced, make)}

@@ -28,6 +28,7 @@ from harness.history.columns import (
     OFFSET_BITS,
     OK,
     PARTITION_BITS,
+    TP_SHIFT,
     TXN_ABORTED,
     TXN_COMMITTED,
     TXN_UNKNOWN,
@@ -82,16 +83,19 @@ class Context:
         parsed = self.cache(ledgers.lines)
         # Each (position, id) once, as the numpy engine's views hold them; the raw rows only
         # show which offsets a reader returned twice or more.
+        # Cached partitioned by place: the offsets read twice, what was read at an offset and the
+        # comparisons of the two views by place then need no shuffle of their own (see engine.session).
+        # Ids are nearly unique per place, so the shuffle comes first rather than after a partial
+        # aggregation that would not shrink anything.
         raw = {
-            iso: self.cache(df.groupBy(*_PLACE, "id").agg(F.min("order").alias("order")))
-            for iso, df in views.frames.items()
-        }
-        repeated = {
-            iso: df.groupBy(*_PLACE).agg(
-                F.count(F.lit(1)).alias("rows"), F.array_sort(F.collect_set("id")).alias("ids")
+            iso: self.cache(
+                df.repartition(*_PLACE)
+                .groupBy(*_PLACE, "id")
+                .agg(F.min("order").alias("order"), F.count(F.lit(1)).alias("rows"))
             )
             for iso, df in views.frames.items()
         }
+        repeated = {iso: df.groupBy(*_PLACE).agg(F.sum("rows").alias("rows")) for iso, df in raw.items()}
         none = F.lit(None).cast("long")
         view_columns = ("data", "markers", "no_id", "max_partition", "partitions")
         invoke_topic = F.when(F.col("ok") & (F.col("event") == "invoke"), F.coalesce("topic", F.lit("")))
@@ -177,6 +181,11 @@ class Context:
         """A topic's code, as the numpy engine gives it."""
         return F.try_element_at(literal_map(self.codes, "long"), topic)
 
+    def topic_of(self, code: str | Column) -> Column:
+        """The name of a topic code (``code``'s inverse)."""
+        names = literal_map({i: t for t, i in self.codes.items()}, "string", "long")
+        return F.try_element_at(names, F.col(code) if isinstance(code, str) else code)
+
     def no_id(self) -> Column:
         """A row of the consumer's view that is a stored record without a harness id."""
         return (F.col("id") < 0) & ~_marker(F.lit(self.consumer_view))
@@ -231,84 +240,83 @@ class Context:
         # Every attempt (invoke line) with the end of its transaction: over all of them an id is
         # committed when any attempt's transaction committed, and aborted for sure only when all
         # of them aborted (harness.checker.anomalies' docstring).
-        attempt_state = F.coalesce(c("state"), F.lit(-1))
-        attempts = lines.where((ev == "invoke") & (c("id") >= 0)).select(
-            "id",
-            "file",
-            "line",
-            "topic",
-            "txn",
-            "source",
-            F.when(c("txn") >= 0, txn_key(F.shiftright("id", SEQ_BITS), "txn")).alias("key"),
-        )
-        invokes = (
-            attempts.join(self.txns, "key", "left")
-            .groupBy("id")
-            .agg(
-                F.max(F.struct("file", "line", "topic", "txn", "source")).alias("v"),  # the last invoke line wins
-                F.count(F.lit(1)).alias("attempts"),
-                F.max(attempt_state == TXN_COMMITTED).alias("any_attempt_committed"),
-                F.min(attempt_state == TXN_ABORTED).alias("every_attempt_aborted"),
-            )
+        # Only numbers cross the shuffle by id (topic codes, not names; the ordering line, not a
+        # struct): aggregates over fixed-width values hash, and skip their partial step, where
+        # strings or structs would sort every row on both sides of the shuffle.
+        attempts = (
+            lines.where((ev == "invoke") & (c("id") >= 0))
             .select(
                 "id",
-                F.lit(True).alias("invoked"),
-                F.coalesce("v.topic", F.lit("")).alias("topic"),  # an invoke without a topic names the topic ""
-                F.col("v.txn").alias("txn"),
-                F.col("v.source").alias("source"),
-                "attempts",
-                "any_attempt_committed",
-                "every_attempt_aborted",
+                c("line").alias("a_line"),
+                self.code(F.coalesce("topic", F.lit(""))).alias("code"),  # an invoke without a topic names ""
+                "txn",
+                "source",
+                F.when(c("txn") >= 0, txn_key(F.shiftright("id", SEQ_BITS), "txn")).alias("key"),
             )
+            .join(self.txns, "key", "left")
+            .drop("key")
         )
-        outcomes = (
-            lines.where(ev.isin(*_OUTCOME) & (c("id") >= 0))
+        outcomes = lines.where(ev.isin(*_OUTCOME) & (c("id") >= 0)).select(
+            "id", ev.alias("outcome"), F.when(ev == "ok", c("line")).alias("ok_line"), "partition", "offset"
+        )
+        copies = self.cv.where(c("id") >= 0).select("id", c("pos").alias("copy_pos"))
+        # One shuffle by id for all three: each row is an attempt, an outcome line or a stored
+        # copy, and each aggregate looks at its own kind (the others' columns are null).
+        rows = attempts.unionByName(outcomes, allowMissingColumns=True).unionByName(copies, allowMissingColumns=True)
+        attempt_state = F.when(c("a_line").isNotNull(), F.coalesce(c("state"), F.lit(-1)))
+        out = c("outcome")
+        copy_code = F.shiftright("copy_pos", TP_SHIFT)
+
+        # Line numbers ascend in file order, then line order (inputs.read_ledgers): the last line wins.
+        def last(name: str, line: str = "a_line") -> Column:
+            return F.max_by(name, line).alias(name)
+
+        per_id = (
+            rows.repartition("id")
             .groupBy("id")
-            .agg(
-                *[F.max(ev == name).alias(f"saw_{name}") for name in _OUTCOME],
-                F.count(F.when(ev == "fail", 1)).alias("fails"),
-                F.max(F.when(ev == "ok", F.struct("file", "line", "partition", "offset"))).alias("ack"),
-                F.max(F.when(ev == "ok", c("partition"))).alias("ok_partition"),
+            .agg(  # nearly one row per kind and id: no partial step first
+                *[last(k) for k in ("code", "txn", "source", "state", "begin_us", "commit_us")],
+                F.count("a_line").alias("attempts"),
+                F.max(attempt_state == TXN_COMMITTED).alias("any_attempt_committed"),
+                F.min(attempt_state == TXN_ABORTED).alias("every_attempt_aborted"),
+                *[F.max(out == name).alias(f"saw_{name}") for name in _OUTCOME],
+                F.count(F.when(out == "fail", 1)).alias("fails"),
+                F.max_by("partition", "ok_line").alias("ack_partition"),
+                F.max_by("offset", "ok_line").alias("ack_offset"),
+                F.max(F.when(out == "ok", c("partition"))).alias("ok_partition"),
+                F.count("copy_pos").alias("n_copies"),
+                # The first copy (order) and the topics copies are in (misplaced: any other than the send's).
+                F.min("copy_pos").alias("first_pos"),
+                F.min(copy_code).alias("copy_code_min"),
+                F.max(copy_code).alias("copy_code_max"),
             )
         )
-        copies = self.cv.where(c("id") >= 0).groupBy("id").agg(F.count(F.lit(1)).alias("copies"))
         facts = (
-            invokes.join(outcomes, "id", "full")
-            .join(copies, "id", "full")
-            .withColumn("session", F.shiftright("id", SEQ_BITS))
-            .join(self.sessions.select("session", "producer", "fence"), "session", "left")
+            per_id.withColumn("session", F.shiftright("id", SEQ_BITS))
+            # One row per session: small, so broadcast rather than shuffle the facts by session.
+            .join(F.broadcast(self.sessions.select("session", "producer", "fence")), "session", "left")
             .select(
                 "*",
-                F.coalesce("invoked", F.lit(False)).alias("sent"),
+                (c("attempts") > 0).alias("sent"),
+                self.topic_of("code").alias("topic"),
                 # Over all attempts: an ack beats everything; an info line or an attempt without
                 # its own fail line leaves the id open; failed only when every attempt failed.
                 F.when(c("saw_ok"), OK)
                 .when(c("saw_info"), INFO)
-                .when(c("saw_fail") & (c("fails") >= F.greatest(F.coalesce("attempts", F.lit(0)), F.lit(1))), FAIL)
+                .when(c("saw_fail") & (c("fails") >= F.greatest(c("attempts"), F.lit(1))), FAIL)
                 .when(c("saw_fail"), INFO)
                 .otherwise(0)
                 .alias("result"),
-                F.coalesce("copies", F.lit(0)).alias("n_copies"),
-                F.when(c("invoked") & (c("txn") >= 0), txn_key("session", "txn")).alias("key"),
+            )
+            .select(
+                "*",
+                F.when(c("sent") & (c("txn") >= 0), txn_key("session", "txn")).alias("key"),
                 F.when(
-                    c("invoked") & (c("ack.partition") >= 0) & (c("ack.offset") >= 0),
-                    position(self.code(c("topic")), c("ack.partition"), c("ack.offset")),
+                    c("sent") & (c("ack_partition") >= 0) & (c("ack_offset") >= 0),
+                    position(c("code"), c("ack_partition"), c("ack_offset")),
                 ).alias("ack_pos"),
             )
-            .join(self.txns, "key", "left")
         )
-        if self.ru is not None:  # what the read_uncommitted reader found where the acknowledgement points
-            at_ack = self.ru.groupBy(c("pos").alias("ack_pos")).agg(
-                F.min("id").alias("ru_id"), F.collect_set("id").alias("ru_ids"), F.lit(True).alias("ru_there")
-            )
-            facts = facts.join(at_ack, "ack_pos", "left")
-        else:
-            facts = facts.select(
-                "*",
-                F.lit(None).cast("long").alias("ru_id"),
-                F.lit(None).cast("array<bigint>").alias("ru_ids"),
-                F.lit(None).cast("boolean").alias("ru_there"),
-            )
 
         visible = c("sent") & (c("n_copies") > 0)
         in_txn = c("sent") & c("state").isNotNull()  # a transaction no ledger line names is no transaction
@@ -317,10 +325,10 @@ class Context:
         committed_any = c("sent") & (committed | c("any_attempt_committed"))
         aborted_all = aborted & c("every_attempt_aborted")
         # The acknowledged partition where there is one; a send's topic where its partition is unknown.
-        ack_at = F.concat_ws("/", c("topic"), c("ack.partition").cast("string"))
-        to_read = c("sent") & F.when(
-            c("ack_pos").isNotNull(), ack_at.isin(*[f"{t}/{p}" for t, p in self.read_partitions])
-        ).otherwise(c("topic").isin(*self.read_topics))
+        read = [(self.codes[t] << PARTITION_BITS) | p for t, p in self.read_partitions if t in self.codes]
+        to_read = c("sent") & F.when(c("ack_pos").isNotNull(), partition_key("ack_pos").isin(*read)).otherwise(
+            c("code").isin(*[self.codes[t] for t in self.read_topics if t in self.codes])
+        )
         acted = F.when(c("commit_us") >= 0, c("commit_us")).otherwise(c("begin_us"))
         flags = {
             "visible": visible,
@@ -336,15 +344,48 @@ class Context:
             "aborted_read": visible & ((c("result") == FAIL) | aborted_all),
             "indeterminate": c("sent") & (c("result") <= INFO) & ~(committed_any | aborted_all),
             "zombie": visible & in_txn & c("fence").isNotNull() & (acted >= c("fence")),
-            # An acknowledgement the read_uncommitted reader does not confirm, while that
-            # offset holds something else or the id was read elsewhere.
-            "ack_bad": c("ack_pos").isNotNull()
-            & ~F.coalesce(F.array_contains("ru_ids", c("id")), F.lit(False))
-            & (F.coalesce(c("ru_there"), F.lit(False)) | visible)
-            & F.lit(self.ru is not None),
+            "misplaced": visible & ((c("copy_code_min") != c("code")) | (c("copy_code_max") != c("code"))),
         }
-        self.facts = self.cache(facts.select("*", *[F.coalesce(v, F.lit(False)).alias(k) for k, v in flags.items()]))
+        # Cached narrow: what the anomalies and their examples read, and the flags.
+        done_with = {"any_attempt_committed", "every_attempt_aborted", "state", "begin_us", "commit_us", "attempts"}
+        done_with |= {"copy_code_min", "copy_code_max", "saw_ok", "saw_info", "saw_fail", "fails"}
+        kept = [k for k in facts.columns if k not in done_with]
+        self.facts = self.cache(facts.select(*kept, *[F.coalesce(v, F.lit(False)).alias(k) for k, v in flags.items()]))
         self.sent = self.facts.where("sent").select("id", "session", "producer", "txn", "topic")
+        self.ack_bad = self._unconfirmed_acks()
+
+    def _unconfirmed_acks(self) -> DataFrame:
+        """Acknowledgements the read_uncommitted reader does not confirm, while that offset holds
+        something else or the id was read elsewhere; with the smallest id read there (``ru_id``) and
+        whether anything was (``ru_there``). Only the acknowledged ids' few columns are shuffled."""
+        c = F.col
+        acks = self.facts.where(c("ack_pos").isNotNull()).select(
+            "id", "topic", "ack_partition", "ack_offset", "ack_pos", "visible", "producer", "session", "txn"
+        )
+        if self.ru is None:  # nothing to confirm against: none
+            none = [F.lit(None).cast("long").alias("ru_id"), F.lit(None).cast("boolean").alias("ru_there")]
+            return acks.select("*", *none).where(F.lit(False))
+        # Confirmed: that id read at that offset (most acknowledgements).
+        at = acks.select("*", c("ack_partition").alias("partition"), c("ack_offset").alias("offset"))
+        unconfirmed = at.join(self.ru.select(*_PLACE, "id"), [*_PLACE, "id"], "left_anti")
+        return unconfirmed.join(self.read_at(self.ru), _PLACE, "left").where(
+            F.coalesce("ru_there", F.lit(False)) | c("visible")
+        )
+
+    @staticmethod
+    def read_at(view: DataFrame) -> DataFrame:
+        """Per place (topic, partition, offset) of ``view``: the smallest id read there (``ru_id``), and
+        ``ru_there`` True."""
+        return view.groupBy(*_PLACE).agg(F.min("id").alias("ru_id"), F.lit(True).alias("ru_there"))
+
+    def place_of(self, pos: str) -> list[Column]:
+        """Columns ``topic``, ``partition`` and ``offset`` of a position."""
+        p = F.col(pos)
+        return [
+            self.topic_of(F.shiftright(p, TP_SHIFT)).alias("topic"),
+            F.shiftright(p, OFFSET_BITS).bitwiseAND(F.lit((1 << PARTITION_BITS) - 1)).alias("partition"),
+            p.bitwiseAND(F.lit((1 << OFFSET_BITS) - 1)).alias("offset"),
+        ]
 
     @cached_property
     def counts(self) -> Row:
@@ -371,9 +412,10 @@ class Context:
                 n(c("phantom")).alias("phantom"),
                 n(c("visible") & (c("n_copies") > 1)).alias("duplicate"),
                 n(c("phantom") & (c("n_copies") > 1)).alias("ghost_duplicate"),
-                *[n(c(k)).alias(k) for k in ("lost", "aborted_read", "zombie", "ack_bad")],
+                *[n(c(k)).alias(k) for k in ("lost", "aborted_read", "zombie", "misplaced")],
                 F.max("ok_partition").alias("ok_partition"),
             ),
+            self.ack_bad.agg(F.count(F.lit(1)).alias("ack_bad")),
         ]
         # Each part is one row; as (name, value) pairs they union into one small collect, no joins.
         pairs = [
@@ -432,7 +474,7 @@ def where(topic: str, partition: int, offset: int) -> str:
 
 
 def acked_at(r: Row) -> str | None:
-    return where(r.topic, r.ack.partition, r.ack.offset) if r.ack_pos is not None else None
+    return where(r.topic, r.ack_partition, r.ack_offset) if r.ack_pos is not None else None
 
 
 def shown(record_id: int) -> int | str:

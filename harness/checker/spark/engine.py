@@ -111,5 +111,11 @@ def session(
 ) -> SparkSession:
     """harness.jvm.spark's session on ``master``, planning many queries; ``kafka`` False for a check of
     saved read-backs, which needs no Kafka connector."""
-    conf = {"spark.sql.files.maxPartitionBytes": str(SPLIT_BYTES), **(conf or {})}
+    conf = {
+        "spark.sql.files.maxPartitionBytes": str(SPLIT_BYTES),
+        # The views are cached partitioned by (topic, partition, offset); joins on those and the id
+        # then use that partitioning as it is instead of shuffling both views again.
+        "spark.sql.requireAllClusterKeysForCoPartition": "false",
+        **(conf or {}),
+    }
     return harness_spark.session(Settings(), app_name, master, many_jobs=True, kafka=kafka, conf=conf)
