@@ -99,7 +99,7 @@ def _simpler_steps(doc: Doc, attempt: Callable[[Doc, str], bool]) -> Doc:
 
 
 def _simplifications(step: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
-    """Simpler versions of one step: shorter, earlier, fewer (requests or links) hit."""
+    """Simpler versions of one step: shorter, earlier, fewer (requests or links) hit, surer (not by chance)."""
     duration = step.get("duration_s")
     if duration is not None and duration > MIN_DURATION_S:
         shorter = max(MIN_DURATION_S, round(duration / 2, 1))
@@ -117,6 +117,9 @@ def _simplifications(step: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]
         yield f"fewer (times {params['times']} -> 1)", {**step, "params": {**params, "times": 1}}
     if params.get("after", 1) > 1:
         yield f"earlier (after {params['after']} -> 1)", {**step, "params": {**params, "after": 1}}
+    if "probability" in params:  # every match acted on: the same schedule, not left to chance
+        sure = {k: v for k, v in params.items() if k not in ("probability", "seed")}
+        yield f"surer (probability {params['probability']:g} -> 1)", {**step, "params": sure}
     listeners = step.get("listener", [])
     if len(listeners) > 1:
         yield f"fewer (listener {'+'.join(listeners)} -> {listeners[0]})", {**step, "listener": listeners[:1]}

@@ -58,6 +58,13 @@ def test_simpler_parameters_shorter_earlier_fewer() -> None:
     assert (s["duration_s"], s["at_s"], s["params"], s["listener"]) == (2.0, 0.0, {"times": 1, "after": 1}, ["client"])
 
 
+def test_a_fault_acting_by_chance_is_made_sure() -> None:
+    step = _step("protocol", at_s=0.0, duration_s=0.5, params={"after": 1, "times": 1, "probability": 0.5, "seed": 9})
+    doc, attempts = shrink(_doc(step), Runs(lambda d: True), budget=5)
+    assert doc["steps"][0]["params"] == {"after": 1, "times": 1}
+    assert any("surer (probability 0.5 -> 1)" in a.change for a in attempts)
+
+
 def test_progress_conditions_fire_earlier() -> None:
     when = {"condition": "AppSent", "app": "producer-1", "records": 800}
     doc, _ = shrink(_doc(_step("kill", at_s=0.0, duration_s=0.5, when=when)), Runs(lambda d: True), budget=20)
