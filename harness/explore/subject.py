@@ -1,6 +1,6 @@
 """What an exploration explores: a scenario pair's guarantee side, on a client and a Kafka
-version, optionally with the transformer's planted bug; and the same as JSON, so a replay or a
-shrink of one of its runs runs the very same side."""
+version, optionally with the transformer's planted bug and findings it may show; and the same
+as JSON, so a replay or a shrink of one of its runs runs the very same side."""
 
 from __future__ import annotations
 
