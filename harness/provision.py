@@ -73,11 +73,6 @@ def steps(settings: Settings, found: Needs, pull: bool = False) -> list[Step]:
     )
 
 
-def ready(settings: Settings, found: Needs) -> bool:
-    """Whether ``prepare`` would find everything cached."""
-    return not steps(settings, found)
-
-
 def pinned(settings: Settings, every: Iterable[Scenario]) -> Needs:
     """What the sides of ``every`` scenario pin (``Variant.kafka_version``, ``Variant.client``):
     what setup prepares beyond the tested versions, so a pair pinning an old release is ready."""
@@ -113,8 +108,3 @@ def setup_steps(settings: Settings, every: Iterable[Scenario]) -> list[Step]:
         *(images.steps(s) for s in tested[1:]),
         steps(settings, pinned(settings, every)),
     )
-
-
-def setup(settings: Settings, every: Iterable[Scenario]) -> None:
-    """Run ``setup_steps``."""
-    build_steps.run(setup_steps(settings, every), settings.steps_at_once)

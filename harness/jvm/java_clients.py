@@ -259,11 +259,6 @@ def _rocksdb_native_dir(jars: list[Path]) -> Path | None:
     return folder
 
 
-def client_ready(settings: Settings, version: str, streams: bool = False) -> bool:
-    """Whether an app on the Java client ``version`` starts with nothing to fetch or make."""
-    return not client_steps(settings, version, streams)
-
-
 _APPS_STEP = "java apps jar"
 
 
