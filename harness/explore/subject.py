@@ -71,7 +71,9 @@ class Subject:
 
     def left_out(self) -> list[str]:
         """The guarantee's checks an exploration leaves out: they judge the pair's own schedule."""
-        return [c.name for c in self.scenario().guarantee.checks if c.of_the_fault]
+        side = self.scenario().guarantee
+        kept = side.under_another_schedule().checks
+        return [c.name for c in side.checks if c not in kept]
 
     def settings(self, base: Settings) -> Settings:
         """The exploration's cluster settings, with its Kafka image and its apps' client release
