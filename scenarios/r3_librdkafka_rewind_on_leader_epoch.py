@@ -21,7 +21,11 @@ meets the rewind then, or at any leader change); the first refresh after it has 
 fetching is the one that teaches it the epochs. A refresh before the group has given the
 app its partitions teaches them harmlessly: at 2 s a loaded machine's slow join let one
 side in two pass clean (`make test`, once); at 8 s the join is long done and the app,
-about 20 s of batches, still has most of them fetched and unread.
+about 20 s of batches, still has most of them fetched and unread. Any other Metadata
+response between the assignment and the first message teaches them harmlessly too: the
+app's idle check asked for the topic's partitions when its first poll came back empty, and
+under load the control came out clean (verify-config's R3 row, twice in CI); the apps now
+take the partition count from their spec and ask the brokers for no metadata.
 Fault: none; the trigger is the client's own metadata refresh.
 Control: confluent-kafka 2.1.0 (librdkafka 2.1.0): inputs with two outputs, committed.
 Guarantee: confluent-kafka 2.1.1: every input has exactly one output.

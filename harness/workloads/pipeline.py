@@ -122,6 +122,7 @@ class PipelineWorkload:
                 bootstrap_servers=cluster.bootstrap_servers(side.own_links if i in self.own_links else "client"),
                 input_topic=source,
                 output_topic=output,
+                input_partitions=self.partitions,
                 group_id=group,
                 ledger="",
                 session=1 + i,  # session 1 is the input producer

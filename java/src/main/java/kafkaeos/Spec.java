@@ -79,6 +79,8 @@ final class Spec {
 
     static final class Transformer extends Common {
         public String inputTopic;
+        /** The input topic's partitions, for the idle check (the brokers are not asked, as in the Python app). */
+        public int inputPartitions;
         public String outputTopic;
         public String groupId;
         public String mode = "transactional";

@@ -318,8 +318,9 @@ public final class TransformerApp {
         }
         Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
         try {
-            consumer.partitionsFor(spec.inputTopic, Duration.ofSeconds(5))
-                .forEach(p -> latest.put(new TopicPartition(p.topic(), p.partition()), OffsetSpec.latest()));
+            for (int p = 0; p < spec.inputPartitions; p++) {
+                latest.put(new TopicPartition(spec.inputTopic, p), OffsetSpec.latest());
+            }
             Map<TopicPartition, ListOffsetsResultInfo> ends = admin
                 .listOffsets(latest, new ListOffsetsOptions(IsolationLevel.READ_UNCOMMITTED))
                 .all().get(5, TimeUnit.SECONDS);
