@@ -11,9 +11,10 @@ $(VENV)/python:
 
 # pytest's JUnit XML of the run, for CI (e.g. `make test JUNIT=out/junit.xml`).
 JUNIT ?= runs/junit/make-test.xml
-# Two pytest-xdist workers, each with its own session cluster: a scenario mostly waits on its
-# faults and apps, so on 2 cores two run side by side (TEST_WORKERS=0: one process, one cluster).
-TEST_WORKERS ?= 2
+# Three pytest-xdist workers, each with its own session cluster: a scenario mostly waits on its
+# faults and apps, so on 2 cores three run side by side (docs/setup.md: 23 min against 28 for
+# two; TEST_WORKERS=0: one process, one cluster).
+TEST_WORKERS ?= 3
 # Then the example user project (examples/python-app) as its users run it: its own rootdir and
 # settings (not tests/conftest.py), the plugin as installed, a cluster of its own. Both always run.
 EXAMPLE = examples/python-app
