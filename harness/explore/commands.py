@@ -24,15 +24,15 @@ SettingsOf = Callable[[argparse.Namespace], Settings]
 
 
 def _exploration(args: argparse.Namespace) -> run.Exploration:
-    for name in ("runs", "workers"):
+    for name in ("runs", "workers", "first_run"):
         if getattr(args, name) < 1:
-            raise HarnessError(f"--{name} must be 1 or more, not {getattr(args, name)}")
+            raise HarnessError(f"--{name.replace('_', '-')} must be 1 or more, not {getattr(args, name)}")
     if args.planted_bug < 0:
         raise HarnessError(f"--planted-bug must be 0 (off) or more, not {args.planted_bug}")
     allowed = tuple(n.strip() for n in (args.allow or "").split(",") if n.strip())
     subject = Subject(args.like, args.client or "", args.kafka_version or "", args.planted_bug, allowed)
     exploration = run.Exploration(
-        subject, args.seed, args.runs, draw.families(args.faults), args.workers, args.stop_on_failure
+        subject, args.seed, args.runs, draw.families(args.faults), args.workers, args.stop_on_failure, args.first_run
     )
     subject.scenario()  # an unknown scenario, client or unsuitable bug: said before anything starts
     return exploration
@@ -42,7 +42,12 @@ def cmd_explore(args: argparse.Namespace, settings_of: SettingsOf) -> int:
     exploration = _exploration(args)
     docs = exploration.schedules()  # also refuses a workload explore cannot draw for
     if args.dry_run:
-        shown = {"subject": exploration.subject.to_json(), "seed": args.seed, "schedules": docs}
+        shown = {
+            "subject": exploration.subject.to_json(),
+            "seed": args.seed,
+            "first_run": args.first_run,
+            "schedules": list(docs.values()),
+        }
         print(json.dumps(shown, indent=2), flush=True)
         return 0
     settings = settings_of(args)
@@ -92,6 +97,13 @@ def add_parsers(sub: argparse._SubParsersAction, settings_of: SettingsOf, versio
     )
     sp.add_argument("--seed", type=int, default=1, help="the schedules come from it alone (default 1)")
     sp.add_argument("--runs", type=int, default=20, metavar="N", help="how many runs (default 20)")
+    sp.add_argument(
+        "--first-run",
+        type=int,
+        default=1,
+        metavar="K",
+        help="start at run K of the seed (default 1): machines given disjoint ranges share one exploration",
+    )
     sp.add_argument(
         "--faults",
         default="all",

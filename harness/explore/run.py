@@ -4,13 +4,15 @@ after every run.
 
 An exploration's folder, ``RUNS_DIR/explore-<seed>`` (``-2``, ``-3`` … when taken)::
 
-    explore.json       EXPLORE_SCHEMA: subject, seed, runs, families, workers, started, and
+    explore.json       EXPLORE_SCHEMA: subject, seed, runs, first_run, families, workers, and
                        every finished run's row (outcome, reasons, counts, timings, schedule)
     index.html         the page (harness.explore.page)
     run-001/           schedule.json, run.json, guarantee/verdict.json; a failing run all of
                        its side's folder and report.html (harness.explore.trial)
 
 ``--workers N`` runs N clusters side by side, each taking the next run when it is free.
+``--first-run K`` starts at run K: a run's schedule depends only on the seed and its number, so
+machines given disjoint run ranges of one seed explore it together.
 """
 
 from __future__ import annotations
@@ -40,11 +42,17 @@ class Exploration:
     families: tuple[str, ...] = draw.FAMILIES
     workers: int = 1
     stop_on_failure: bool = False
+    first_run: int = 1
 
-    def schedules(self) -> list[dict[str, Any]]:
-        """Every run's schedule document, run 1 first: from the seed alone."""
+    @property
+    def numbers(self) -> range:
+        """The runs' numbers, in order."""
+        return range(self.first_run, self.first_run + self.runs)
+
+    def schedules(self) -> dict[int, dict[str, Any]]:
+        """Every run's schedule document by its number: from the seed alone."""
         reach = targets.reach(self.subject.scenario())
-        return [draw.schedule(self.seed, n, reach, self.families) for n in range(1, self.runs + 1)]
+        return {n: draw.schedule(self.seed, n, reach, self.families) for n in self.numbers}
 
 
 def folder_for(runs_dir: Path, seed: int) -> Path:
@@ -73,7 +81,7 @@ class _Progress:
 
     def __init__(self, exploration: Exploration, folder: Path) -> None:
         self.exploration, self.folder = exploration, folder
-        self.next_run = 1
+        self.next_run = exploration.first_run
         self.trials: dict[int, trial.Trial] = {}
         self.restarts = 0
         self.started = time.monotonic()
@@ -82,7 +90,7 @@ class _Progress:
 
     def take(self) -> int | None:
         with self._lock:
-            if self.stopped or self.next_run > self.exploration.runs:
+            if self.stopped or self.next_run not in self.exploration.numbers:
                 return None
             self.next_run += 1
             return self.next_run - 1
@@ -98,7 +106,7 @@ class _Progress:
             self.stopped |= self.exploration.stop_on_failure and result.failed
             why = f": {result.reasons[0]}" if result.reasons else ""
             say(
-                f"explore: run {n} of {self.exploration.runs} {result.outcome}{why} ({result.wall_s:.0f} s, "
+                f"explore: run {n} of {self.exploration.numbers[-1]} {result.outcome}{why} ({result.wall_s:.0f} s, "
                 f"overhead {result.overhead_s:.1f} s) · {failures} failure{'s' if failures != 1 else ''} so far · "
                 f"ETA {eta / 60:.1f} min"
             )
@@ -118,14 +126,15 @@ def explore(
     folder.mkdir(parents=True)
     progress = _Progress(exploration, folder)
     write_index(folder, exploration, {}, 0)
-    say(f"explore: {exploration.subject}, seed {exploration.seed}, {exploration.runs} runs -> {folder}")
+    first, last = exploration.numbers[0], exploration.numbers[-1]
+    say(f"explore: {exploration.subject}, seed {exploration.seed}, runs {first}-{last} -> {folder}")
     if left_out := exploration.subject.left_out():
         say(f"explore: left out, as checks of the pair's own fault: {'; '.join(left_out)}")
 
     def worker() -> None:
         with clusters.Session(cluster_settings, exploration.subject.broker_settings(), cluster) as session:
             while (n := progress.take()) is not None:
-                doc = docs[n - 1]
+                doc = docs[n]
                 name = folder / f"run-{n:03d}"
                 result = trial.run(session.cluster, scenario, variant, doc, name, label(exploration, n, doc))
                 if session.check():
@@ -161,6 +170,7 @@ def write_index(folder: Path, exploration: Exploration, trials: dict[int, trial.
         "subject": exploration.subject.to_json(),
         "seed": exploration.seed,
         "runs": exploration.runs,
+        "first_run": exploration.first_run,
         "families": list(exploration.families),
         "workers": exploration.workers,
         "cluster_restarts": restarts,

@@ -18,6 +18,7 @@ from tests.harness.test_cli import harness, one_line_error
         (("explore", "--like", "Z9", "--dry-run"), "unknown scenario"),
         (("explore", "--like", "B1", "--faults", "weather", "--dry-run"), "--faults"),
         (("explore", "--like", "B1", "--runs", "0", "--dry-run"), "--runs"),
+        (("explore", "--like", "B1", "--first-run", "0", "--dry-run"), "--first-run"),
         (("explore", "--like", "A1", "--planted-bug", "2", "--dry-run"), "planted-bug"),
     ],
 )
@@ -31,6 +32,16 @@ def test_dry_run_prints_the_same_schedules_for_the_same_seed() -> None:
     assert first.returncode == 0 and first.stdout == again.stdout
     shown = json.loads(first.stdout)
     assert len(shown["schedules"]) == 5 and shown["seed"] == 7
+
+
+def test_a_run_range_draws_what_the_whole_exploration_draws_for_those_runs() -> None:
+    """Machines given runs 1-3 and 4-5 of one seed run the schedules one machine's runs 1-5 would."""
+    whole = json.loads(harness("explore", "--like", "B1", "--seed", "7", "--runs", "5", "--dry-run").stdout)
+    head = json.loads(harness("explore", "--like", "B1", "--seed", "7", "--runs", "3", "--dry-run").stdout)
+    tail = harness("explore", "--like", "B1", "--seed", "7", "--runs", "2", "--first-run", "4", "--dry-run")
+    shown = json.loads(tail.stdout)
+    assert shown["first_run"] == 4
+    assert head["schedules"] + shown["schedules"] == whole["schedules"]
 
 
 def test_replay_and_shrink_want_a_run_folder_of_explore(tmp_path: Path) -> None:
