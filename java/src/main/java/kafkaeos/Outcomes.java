@@ -2,7 +2,6 @@ package kafkaeos;
 
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.errors.AuthorizationException;
-import org.apache.kafka.common.errors.InvalidProducerEpochException;
 import org.apache.kafka.common.errors.OutOfOrderSequenceException;
 import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.errors.RetriableException;
@@ -60,11 +59,13 @@ final class Outcomes {
 
     /**
      * The producer may not go on: fenced by a newer one, or an error Kafka's client documents as fatal
-     * (thrown as such; a fatal error behind a wrapper shows when aborting fails too).
+     * (thrown as such; a fatal error behind a wrapper shows when aborting fails too). Not
+     * InvalidProducerEpochException: a Produce with an old epoch (the coordinator aborted a transaction that
+     * outlived its timeout, or a newer producer fenced this one) is abortable since KIP-588, and the abort
+     * tells the two apart: it bumps the epoch and the app goes on, or it fails as fenced.
      */
     static boolean fatal(Throwable e) {
         return e instanceof ProducerFencedException
-            || e instanceof InvalidProducerEpochException
             || e instanceof OutOfOrderSequenceException
             || e instanceof AuthorizationException
             || e instanceof UnsupportedVersionException;
