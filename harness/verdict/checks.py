@@ -164,7 +164,7 @@ def delivered(app: str, records: int, why: str) -> Check:
         good = r["exit"] == 0 and "fenced" not in r and "setup_error" not in r and (not records or ok == records)
         return None if good else f"exit {r['exit']}, {ok} acknowledged, fenced {'fenced' in r}"
 
-    return Check(f"{app} delivered {records or 'all'}", why, seen)
+    return Check(f"{app} delivered {records}" if records else f"{app} finished unfenced", why, seen)
 
 
 def stall_between(low_s: float, high_s: float, why: str) -> Check:
