@@ -28,9 +28,10 @@ would only hold that record back, with no open partition beside it (the 6th veri
 counted blind, was the wrong kind in 1 of 5 runs).
 Control: Kafka 3.9.1: the held request's records are refused with INVALID_TXN_STATE.
 Guarantee: Kafka 3.9.2: they are refused with INVALID_PRODUCER_EPOCH, never INVALID_TXN_STATE.
-The coordinator's abort bumped the epoch: this plain producer is fenced on both sides, as it
-must be; the difference is the error it is told, which decides whether an app that can
-recover (a Kafka Streams thread, which rebuilds its producer on a fencing error) does.
+The coordinator's abort bumped the epoch: this plain producer ends fenced on both sides (on
+3.9.2 the abort that INVALID_PRODUCER_EPOCH calls for is fenced too, TV1's gap that B14 shows);
+the difference is the error it is told, which decides whether an app that can recover (a
+Kafka Streams thread, which rebuilds its producer on a fencing error) does.
 """
 
 from harness.faults import AppSent, Step, TxnCoordinator
