@@ -317,6 +317,37 @@ class KafkaCluster:
                 future.result(30)
             except KafkaException as exc:
                 raise HarnessError(f"cannot create ACL {binding}: {exc.args[0].str()}") from exc
+        self.wait_metadata_applied()
+
+    def wait_metadata_applied(self, timeout_s: float = 60) -> None:
+        """Until every broker has applied the metadata committed so far. The controller commits
+        an ACL before a broker applies it, seconds before under load (CI saw a transactional.id
+        refused by two brokers 3 s after its grant): a topic with one partition on each broker is
+        made next, and a broker takes a record for its partition only once it has applied that
+        topic, so every record before it too."""
+        brokers = sorted(self.brokers)
+        name = f"__harness_barrier_{uuid.uuid4().hex[:8]}"
+        self._create(NewTopic(name, len(brokers), replica_assignment=[[b] for b in brokers]), timeout_s)
+        producer = Producer(
+            {
+                "bootstrap.servers": self.bootstrap_servers(),
+                "acks": 1,  # the leader's taking it is the proof; the topic has one replica anyway
+                "message.timeout.ms": int(timeout_s * 1000),
+                "log_level": HARNESS_CLIENT_LOG_LEVEL,
+                **self.client_config(),
+            }
+        )
+        refused: list[str] = []
+
+        def delivered(err: KafkaError | None, _: object) -> None:
+            if err is not None:
+                refused.append(err.str())
+
+        for p in range(len(brokers)):
+            producer.produce(name, b"", partition=p, on_delivery=delivered)
+        if producer.flush(timeout_s) or refused:
+            raise HarnessError(f"brokers did not apply the cluster's metadata within {timeout_s:g} s: {refused}")
+        self.admin().delete_topics([name])
 
     def admin(self) -> AdminClient:
         # One client for the cluster's life: a handle dropped while its futures are pending
@@ -402,6 +433,12 @@ class KafkaCluster:
             shifts = [0] * partitions if one_leader else list(range(partitions))
             assignment = [(others[p:] + others[:p] + [leaders_not_on])[:replication_factor] for p in shifts]
             new = NewTopic(name, partitions, replica_assignment=assignment, config=config or {})
+        self._create(new, timeout_s)
+        for p in range(partitions):
+            self.wait_for_isr(name, p, replication_factor, timeout_s)
+
+    def _create(self, new: NewTopic, timeout_s: float) -> None:
+        name = new.topic
         for attempt in range(_CREATE_ATTEMPTS):
             futures = self.admin().create_topics([new], operation_timeout=timeout_s)
             try:
@@ -416,8 +453,6 @@ class KafkaCluster:
                 # in CI on a cluster's first topic): a transient failure, asked again.
                 if attempt == _CREATE_ATTEMPTS - 1 or not (err.retriable() or err.code() == KafkaError._DESTROY_BROKER):
                     raise HarnessError(f"cannot create topic {name}: {err.str()}") from exc
-        for p in range(partitions):
-            self.wait_for_isr(name, p, replication_factor, timeout_s)
 
     def partition(self, topic: str, partition: int) -> Any:
         md = self.admin().list_topics(topic=topic, timeout=5)
