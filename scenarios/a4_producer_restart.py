@@ -12,17 +12,20 @@ record once.
 
 Fault: acknowledgements are slowed on the leader's client link (so more records are
 written-but-unacknowledged at any moment) until the producer process is killed
-mid-stream; it is restarted a second later.
+mid-stream, once it has sent 800 records; it is restarted a second later.
 Control (idempotent, no transactional.id): duplicates.
 Guarantee (transactional, same transactional.id across restarts, read_committed): none.
 """
 
-from harness.faults import OWN_LINKS, App, Leader, Step, kill, latency
+from harness.faults import OWN_LINKS, App, AppSent, Leader, Step, kill, latency
 from harness.scenario import Scenario, Variant
 from harness.verdict.checks import ended, resent
 from harness.verdict.document import FORBIDDEN, REQUIRED
 from harness.workloads.producer import PRODUCER, ProducerWorkload
 
+# Keyed to the app's sends as well as the clock: a Java app starting slowly under load was once
+# killed before its first write reached the broker, leaving nothing to duplicate.
+SENDING = AppSent(PRODUCER, 800)
 KILLED_MID_STREAM = ended(PRODUCER, (-9, 0), "the kill lands mid-stream and the restarted app finishes")
 
 SCENARIO = Scenario(
@@ -38,9 +41,12 @@ SCENARIO = Scenario(
     ),
     schedule=lambda topic: [
         Step(
-            at_s=0.5, fault=latency(Leader(topic), listener=OWN_LINKS, ms=300, direction="from_broker"), duration_s=4.0
+            at_s=0.5,
+            fault=latency(Leader(topic), listener=OWN_LINKS, ms=300, direction="from_broker"),
+            duration_s=4.0,
+            when=AppSent(PRODUCER, 1),
         ),
-        Step(at_s=4.0, fault=kill(App(PRODUCER)), duration_s=1.0),
+        Step(at_s=4.0, fault=kill(App(PRODUCER)), duration_s=1.0, when=SENDING),
     ],
     sides_together=True,  # each side's faults hit its own links and its own app
     control=Variant(
