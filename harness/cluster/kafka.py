@@ -329,13 +329,12 @@ class KafkaCluster:
         name = f"__harness_barrier_{uuid.uuid4().hex[:8]}"
         self._create(NewTopic(name, len(brokers), replica_assignment=[[b] for b in brokers]), timeout_s)
         producer = Producer(
-            {
-                "bootstrap.servers": self.bootstrap_servers(),
-                "acks": 1,  # the leader's taking it is the proof; the topic has one replica anyway
-                "message.timeout.ms": int(timeout_s * 1000),
-                "log_level": HARNESS_CLIENT_LOG_LEVEL,
-                **self.client_config(),
-            }
+            self._own_client(
+                {
+                    "acks": 1,  # the leader's taking it is the proof; the topic has one replica anyway
+                    "message.timeout.ms": int(timeout_s * 1000),
+                }
+            )
         )
         refused: list[str] = []
 
@@ -354,17 +353,26 @@ class KafkaCluster:
         # fails them with "handle destroyed".
         if self._admin is None:
             self._admin = AdminClient(
-                {
-                    "bootstrap.servers": self.bootstrap_servers(),
-                    "socket.timeout.ms": 5000,
-                    # Reconnect to a broker that refused within half a second, not up to 10 s
-                    # later: a starting cluster is seen ready as soon as it is.
-                    "reconnect.backoff.max.ms": 500,
-                    "log_level": HARNESS_CLIENT_LOG_LEVEL,
-                    **self.client_config(),
-                }
+                self._own_client(
+                    {
+                        "socket.timeout.ms": 5000,
+                        # Reconnect to a broker that refused within half a second, not up to 10 s
+                        # later: a starting cluster is seen ready as soon as it is.
+                        "reconnect.backoff.max.ms": 500,
+                    }
+                )
             )
         return self._admin
+
+    def _own_client(self, config: dict[str, Any]) -> dict[str, Any]:
+        """``config`` for a client of the harness's own: with this cluster's bootstrap servers,
+        the harness's client log level and its login."""
+        return {
+            "bootstrap.servers": self.bootstrap_servers(),
+            "log_level": HARNESS_CLIENT_LOG_LEVEL,
+            **config,
+            **self.client_config(),
+        }
 
     def broker(self, node_id: int) -> Broker:
         return self.brokers[node_id]
@@ -373,28 +381,14 @@ class KafkaCluster:
         """Kafka creates ``__transaction_state`` when a transactional client first asks for its
         coordinator: a throwaway producer asks, so who coordinates which transactional.id is
         known before any app starts."""
-        producer = Producer(
-            {
-                "bootstrap.servers": self.bootstrap_servers(),
-                "transactional.id": "__harness_transaction_log",
-                "log_level": HARNESS_CLIENT_LOG_LEVEL,
-                **self.client_config(),
-            }
-        )
+        producer = Producer(self._own_client({"transactional.id": "__harness_transaction_log"}))
         producer.init_transactions(timeout_s)
 
     def ensure_offsets_topic(self, timeout_s: float = 60) -> None:
         """Kafka creates ``__consumer_offsets`` when a group's coordinator is first asked for: a
         throwaway consumer asks (for committed offsets, without joining), so who coordinates
         which group is known before any app starts."""
-        consumer = Consumer(
-            {
-                "bootstrap.servers": self.bootstrap_servers(),
-                "group.id": "__harness_offsets",
-                "log_level": HARNESS_CLIENT_LOG_LEVEL,
-                **self.client_config(),
-            }
-        )
+        consumer = Consumer(self._own_client({"group.id": "__harness_offsets"}))
         deadline = time.monotonic() + timeout_s
 
         def asked() -> bool:
