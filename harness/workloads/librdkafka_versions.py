@@ -30,8 +30,12 @@ PINNED = importlib.metadata.version("confluent-kafka")  # the harness's own, in 
 OLDEST = "2.0.2"
 # What an installed folder was made for: a wheel fits one Python and machine.
 _INTERPRETER = f"{sys.implementation.cache_tag}-{os.uname().machine}"
-# Prints the release of the confluent_kafka it imports and of the librdkafka inside it.
-_PROBE = "import confluent_kafka as c; print(c.version()[0], c.libversion()[0])"
+# Prints the release of the confluent_kafka it imports and of the librdkafka inside it, read as
+# the apps read them: the form of confluent-kafka's version() and libversion() changed in 2.12.
+_PROBE = (
+    "import confluent_kafka as c; from harness.workloads.apps.transactions import client_releases; "
+    "print(*client_releases(c))"
+)
 
 
 def folder(settings: Settings, version: str) -> Path:
@@ -84,8 +88,9 @@ def site(settings: Settings, version: str) -> Path | None:
 
 def _probe(path: Path) -> list[str]:
     """The confluent-kafka and librdkafka releases an app sees with ``path`` first."""
-    env = {**os.environ, "PYTHONPATH": str(path)}
-    with stopping.start([sys.executable, "-c", _PROBE], stdout=PIPE, stderr=STDOUT, env=env) as proc:
+    # On an app's own import path (that folder, then the harness's source), as it will run.
+    app = python_app("unused", [path])(Path("unused"), {})
+    with stopping.start([*app[: app.index("-m")], "-c", _PROBE], stdout=PIPE, stderr=STDOUT) as proc:
         out = proc.communicate()[0].decode(errors="replace")
     if proc.returncode != 0:
         raise HarnessError(f"confluent-kafka in {path} does not import", out.strip()[-2000:])

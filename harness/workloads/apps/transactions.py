@@ -15,6 +15,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from types import ModuleType
 from typing import Any
 
 import confluent_kafka
@@ -31,14 +32,25 @@ _WATCH_TICK_S = 0.5
 _FROZEN_GAP_S = 3.0
 _progress: Callable[[], dict[str, Any]] = dict  # the app's report so far, for a report written in haste
 _FENCING = (KafkaError._FENCED, KafkaError.PRODUCER_FENCED, KafkaError.INVALID_PRODUCER_EPOCH)
-# What the app ran on: librdkafka's own release (confluent-kafka 2.16.1 bundles librdkafka
-# 2.16.0) and confluent-kafka's; an app may run on another release than the harness's own.
-# confluent-kafka's version() is a (text, number) pair in old releases and the text alone in 2.16.1.
-_VERSION = confluent_kafka.version()
-CLIENT_RELEASE = {
-    "client_version": confluent_kafka.libversion()[0],
-    "confluent_kafka": _VERSION if isinstance(_VERSION, str) else _VERSION[0],
-}
+
+
+def client_releases(client: ModuleType) -> tuple[str, str]:
+    """The release of the confluent_kafka module ``client`` and of the librdkafka it bundles, which
+    may be older (confluent-kafka 2.16.1 bundles librdkafka 2.16.0). Shared with the check of an
+    install (harness.workloads.librdkafka_versions), which runs it on the installed release."""
+
+    # Each call gives a (text, number) pair, but version() gives the text alone from 2.12.0 on,
+    # and libversion() too in 2.12.0 (only: 2.12.1 went back to the pair).
+    def text(given: str | tuple[str, int]) -> str:
+        return given if isinstance(given, str) else given[0]
+
+    return text(client.version()), text(client.libversion())
+
+
+# What the app ran on: librdkafka's own release and confluent-kafka's; an app may run on another
+# release than the harness's own.
+_CONFLUENT_KAFKA, _LIBRDKAFKA = client_releases(confluent_kafka)
+CLIENT_RELEASE = {"client_version": _LIBRDKAFKA, "confluent_kafka": _CONFLUENT_KAFKA}
 
 
 def print_report(report: dict[str, Any]) -> None:

@@ -1,5 +1,6 @@
 """confluent-kafka of another release for the Python apps: installed once into the cache, first on
-the apps' import path; and a pair whose control pins librdkafka 2.1.0 on the real cluster."""
+the apps' import path; a release of every minor line making a transactional producer there; and a
+pair whose control pins librdkafka 2.1.0 on the real cluster."""
 
 from __future__ import annotations
 
@@ -18,6 +19,32 @@ from harness.workloads import librdkafka_versions
 from harness.workloads.librdkafka_versions import PINNED, command, folder, ready, site
 
 OLD = "2.1.0"
+# One release of every minor line, 2.0 to the newest (`pip index versions confluent-kafka`,
+# 2026-11-27): the last patch of each line, each with a cp311 manylinux wheel on PyPI (2.0.2 is the
+# oldest with one; 2.16.1, the newest, is the harness's own); and 2.12.0, the one release whose
+# libversion() gives the text alone. Beside each, the librdkafka its wheel bundles, as libversion()
+# gives it: of the same minor line, but in 2.7.0 and 2.9.0 the previous line's (the very librdkafka
+# file of 2.6.1 and 2.8.0), and in a few an older patch.
+EVERY_MINOR_LINE = (
+    ("2.0.2", "2.0.2"),
+    ("2.1.1", "2.1.1"),
+    ("2.2.0", "2.2.0"),
+    ("2.3.0", "2.3.0"),
+    ("2.4.0", "2.4.0"),
+    ("2.5.3", "2.5.3"),
+    ("2.6.1", "2.6.1"),
+    ("2.7.0", "2.6.1"),
+    ("2.8.2", "2.8.0"),
+    ("2.9.0", "2.8.0"),
+    ("2.10.1", "2.10.1"),
+    ("2.11.1", "2.11.1"),
+    ("2.12.0", "2.12.0"),
+    ("2.12.2", "2.12.1"),
+    ("2.13.2", "2.13.2"),
+    ("2.14.2", "2.14.2"),
+    ("2.15.1", "2.15.1"),
+    ("2.16.1", "2.16.0"),
+)
 
 
 def test_the_pinned_release_is_the_harness_own_and_needs_nothing(tmp_path: Path) -> None:
@@ -48,11 +75,35 @@ def test_another_release_is_installed_once_into_its_own_folder_and_put_first(
     monkeypatch.setattr(commands, "run", no_pip)
     assert site(settings, OLD) == place  # warm: the marker alone
     # The app's command line: that folder first, then the harness's own source, this interpreter.
-    probe = "import confluent_kafka as c, numpy, harness; print(c.version()[0], c.libversion()[0])"
+    probe = (
+        "import confluent_kafka as c, numpy; from harness.workloads.apps.transactions import client_releases; "
+        "print(*client_releases(c))"
+    )
     cmd = command(settings, OLD, "unused")(Path("spec.json"), {})
     assert cmd[0] == "env" and cmd[1].startswith(f"PYTHONPATH={place}:")
     ran = subprocess.run([*cmd[:3], "-c", probe], capture_output=True, text=True, check=True)
     assert ran.stdout.split() == [OLD, OLD]
+
+
+@pytest.mark.parametrize(("version", "librdkafka"), EVERY_MINOR_LINE, ids=[v for v, _ in EVERY_MINOR_LINE])
+def test_every_minor_line_installs_as_a_run_installs_it_and_makes_a_transactional_producer(
+    version: str, librdkafka: str
+) -> None:
+    # The real cache, as a run's: the first `make test` installs each release, later ones reuse it.
+    settings = Settings()
+    cmd = command(settings, version, "unused")(Path("spec.json"), {})
+    assert ready(settings, version)
+    # Construction only: librdkafka's threads may try 127.0.0.1:1, where nothing listens.
+    program = (
+        "import confluent_kafka as c; from harness.workloads.apps.transactions import client_releases; "
+        "config = {'bootstrap.servers': '127.0.0.1:1'}; "
+        "c.Producer({**config, 'enable.idempotence': True, 'transactional.id': 'x'}); "
+        "c.Consumer({**config, 'group.id': 'x'}).close(); "
+        "print(*client_releases(c))"
+    )
+    ran = subprocess.run([*cmd[: cmd.index("-m")], "-c", program], capture_output=True, text=True, timeout=60)
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.split() == [version, librdkafka]
 
 
 def test_a_release_pypi_has_no_wheel_of_is_one_line_and_leaves_nothing(tmp_path: Path) -> None:
