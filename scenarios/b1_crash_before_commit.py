@@ -10,28 +10,32 @@ aborts the unfinished transaction, its outputs never become visible to a
 ``read_committed`` consumer, and the offsets were never committed: each input is
 processed into exactly one visible output.
 
-Fault: SIGKILL the app three times, each while it is between producing a batch and
-committing it (the app spends most of its time there), restarting it a second later.
+Fault: three times, the app's next commit of its input offsets is swallowed on the wire
+(the plain app's ``OffsetCommit``, the transactional app's ``AddOffsetsToTxn`` or
+``TxnOffsetCommit``, recognised by its group id) and the app is SIGKILLed while it waits for
+the answer, restarted a second later (``crash_at_commit``): the fault makes the window instead
+of waiting for the moment it is open.
 Control (plain: produce, flush, then commit offsets): some inputs have two or more outputs.
 Guarantee (transactional, downstream read_committed): every input has exactly one output.
 """
 
 from dataclasses import replace
 
-from harness.faults import App, Step, kill
+from harness.faults import App, Step, crash_at_commit
 from harness.scenario import Scenario, Variant
+from harness.verdict.checks import caught_at_commit
 from harness.verdict.document import FORBIDDEN, REQUIRED
 from harness.workloads.pipeline import PipelineWorkload, transformer
 
-# Apart by more than a restart takes: joining the group waits for the dead member's
-# session (6 s) to expire.
-KILLS_AT_S = (4.0, 14.0, 24.0)
+WINDOWS = 3
+# Each side's app, caught three times in its commit window, then left to finish its input.
+CAUGHT = caught_at_commit(transformer(1), WINDOWS, "each kill found outputs written and their offsets uncommitted")
 
 PIPELINE = PipelineWorkload(
     inputs=4000,
     partitions=3,
     batch_size=50,
-    # The crash window: output written, offsets not yet committed.
+    # Between writing a batch and committing it: a user's app may pause here too, or not.
     pause_before_commit_ms=150,
 )
 
@@ -40,8 +44,10 @@ SCENARIO = Scenario(
     title="app crashes between producing and committing offsets: reprocessed input repeats its output",
     story=__doc__ or "",
     workload=PIPELINE,
-    schedule=lambda topic: [Step(at_s=at, fault=kill(App(transformer(1))), duration_s=1.0) for at in KILLS_AT_S],
-    control=Variant("control", {}, expect={"eos_repeated": REQUIRED}, workload=replace(PIPELINE, mode="plain")),
+    schedule=lambda topic: [Step(0.0, crash_at_commit(App(transformer(1)), after=2, times=WINDOWS), duration_s=240)],
+    control=Variant(
+        "control", {}, expect={"eos_repeated": REQUIRED}, workload=replace(PIPELINE, mode="plain"), checks=(CAUGHT,)
+    ),
     guarantee=Variant(
         "guarantee",
         {},
@@ -53,6 +59,7 @@ SCENARIO = Scenario(
             "lost": FORBIDDEN,
         },
         workload=replace(PIPELINE, mode="transactional"),
+        checks=(CAUGHT,),
     ),
     sides_together=True,  # faults hit each side's own app only
 )

@@ -22,8 +22,10 @@ from harness.faults import App, Step, kill
 from harness.scenario import Scenario, Variant
 from harness.verdict.document import FORBIDDEN, REQUIRED
 from harness.workloads.pipeline import PipelineWorkload, transformer
-from scenarios.b1_crash_before_commit import KILLS_AT_S
 
+# Apart by more than a restart takes: joining the group waits for the dead member's session
+# (6 s) to expire.
+KILLS_AT_S = (4.0, 14.0, 24.0)
 PIPELINE = PipelineWorkload(inputs=4000, partitions=3, batch_size=50, pause_before_commit_ms=150, sink="sqlite")
 
 SCENARIO = Scenario(

@@ -12,9 +12,12 @@ transaction: the restarted instance's producer (same transactional.id: its proce
 in the state directory) aborts the open one, the store is rebuilt from the changelog's
 committed records only, and every input has one output and is counted once.
 
-Fault: once the instance has committed at least once and processed 150 inputs since its last
-commit (``StreamsUncommitted``), SIGKILL it; restart it a second later on the same state directory.
-Both sides commit every 2 s and spend 2 ms per input, so the window is wide.
+Fault: the instance's second commit of its input offsets from the start is swallowed on the
+wire (at_least_once: its ``OffsetCommit``, sent once its outputs and changelog records are
+flushed; exactly_once_v2: its ``AddOffsetsToTxn`` or ``TxnOffsetCommit``, inside the open
+transaction), recognised by the application id, and the instance is SIGKILLed while it waits
+for the answer (``crash_at_commit``); it restarts a second later on the same state directory.
+Both sides commit every 2 s and spend 2 ms per input, so about a thousand inputs are in hand.
 Control (at_least_once): repeated outputs (``sink_repeated``) and over-counted keys
 (``aggregate_mismatch``).
 Guarantee (exactly_once_v2, read_committed downstream): one output per input, exact totals.
@@ -22,10 +25,11 @@ Guarantee (exactly_once_v2, read_committed downstream): one output per input, ex
 
 from dataclasses import replace
 
+from harness.faults import App, Step, crash_at_commit
 from harness.scenario import Scenario, Variant
 from harness.verdict.document import FORBIDDEN, REQUIRED
-from harness.workloads.streams import AT_LEAST_ONCE, EXACTLY_ONCE_V2, StreamsWorkload
-from scenarios.streams_faults import KILLED_ONCE, kill_with_uncommitted_work
+from harness.workloads.streams import AT_LEAST_ONCE, EXACTLY_ONCE_V2, StreamsWorkload, streams_app
+from scenarios.streams_faults import KILLED_ONCE
 
 APP = StreamsWorkload(inputs=3000, partitions=3, keys=12, commit_interval_ms=2000, delay_ms_per_record=2.0)
 
@@ -34,7 +38,7 @@ SCENARIO = Scenario(
     title="Streams instance killed between its writes and its offsets commit: repeats and over-counts",
     story=__doc__ or "",
     workload=APP,
-    schedule=kill_with_uncommitted_work,
+    schedule=lambda topic: [Step(0.0, crash_at_commit(App(streams_app(1)), after=2), duration_s=120)],
     control=Variant(
         "control",
         {},

@@ -154,6 +154,6 @@ def _check_app_explores(sp: argparse.ArgumentParser) -> None:
         "--faults",
         default="all",
         metavar="FAMILIES",
-        help=f"with --explore: fault families to draw from: {', '.join(draw.FAMILIES)} (default all)",
+        help=f"with --explore: fault families to draw from: {', '.join(draw.USER_APP_FAMILIES)} (default all)",
     )
     sp.set_defaults(func=lambda a: user_app.explore(a) if a.explore else check_app.cmd_check_app(a))

@@ -15,12 +15,14 @@ from typing import Any
 from harness.errors import HarnessError
 from harness.explore.targets import Reach
 from harness.faults import kinds, serial
-from harness.faults.kinds.base import LINK, OPERATION, PROCESS, PROTOCOL, DrawContext, FaultKind
+from harness.faults.kinds.base import COMMIT, LINK, OPERATION, PROCESS, PROTOCOL, DrawContext, FaultKind
 from harness.faults.roles import App
 from harness.faults.schedule import Step
 from harness.faults.specs import FaultSpec
 
 FAMILIES = (LINK, PROCESS, PROTOCOL, OPERATION)
+# A user's app (check-app --explore) is also drawn faults timed by its own commits.
+USER_APP_FAMILIES = (*FAMILIES, COMMIT)
 MAX_EVENTS = 4
 # Durations by the timeout they are drawn around, with how often each is drawn: mostly short
 # stalls, often around the consumer's session, now and then around a request or a transaction.
@@ -33,13 +35,13 @@ _TIME_TRIGGERED = 1 / 3  # the share of events fired at a time rather than at so
 _WHEN_SLACK_S = 30.0
 
 
-def families(names: str) -> tuple[str, ...]:
-    """``--faults``: comma-separated family names, or "all"."""
-    chosen = FAMILIES if names.strip() == "all" else tuple(n.strip() for n in names.split(",") if n.strip())
-    unknown = [n for n in chosen if n not in FAMILIES]
+def families(names: str, offered: tuple[str, ...] = FAMILIES) -> tuple[str, ...]:
+    """``--faults``: comma-separated family names among ``offered``, or "all" of them."""
+    chosen = offered if names.strip() == "all" else tuple(n.strip() for n in names.split(",") if n.strip())
+    unknown = [n for n in chosen if n not in offered]
     if unknown or not chosen:
         raise HarnessError(
-            f"--faults: unknown family {', '.join(unknown) or '(none)'}; one or more of {', '.join(FAMILIES)}, or all"
+            f"--faults: unknown family {', '.join(unknown) or '(none)'}; one or more of {', '.join(offered)}, or all"
         )
     return chosen
 
@@ -69,7 +71,8 @@ def _event(rng: random.Random, reach: Reach, by_family: dict[str, list[FaultKind
     kind = rng.choice(by_family[rng.choice(sorted(by_family))])
     assert kind.draw is not None
     fault = kind.draw(rng, reach.faults)
-    duration = None if kind.instant else _duration_s(rng, reach.faults, fault)
+    # An operation has nothing to heal; a commit fault ends by itself once it caught its windows.
+    duration = None if kind.instant or kind.family == COMMIT else _duration_s(rng, reach.faults, fault)
     if rng.random() < _TIME_TRIGGERED or not reach.triggers:
         return Step(round(rng.uniform(0, reach.span_s), 1), fault, duration)
     when = rng.choice(reach.triggers)(rng)

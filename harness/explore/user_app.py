@@ -85,7 +85,7 @@ def explore(args: argparse.Namespace) -> int:
     if args.explore < 1:
         raise HarnessError(f"--explore must be 1 or more runs, not {args.explore}")
     app, _, _ = check_app.workload(args)
-    families = draw.families(args.faults)
+    families = draw.families(args.faults, draw.USER_APP_FAMILIES)
     apps = [run_of(app, n) for n in range(1, args.explore + 1)]
     docs = [draw.schedule(args.seed, n, reach(a), families) for n, a in enumerate(apps, 1)]
     settings = check_app.settings_of(args)

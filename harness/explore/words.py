@@ -13,7 +13,10 @@ def step_lines(doc: dict[str, Any]) -> list[str]:
     lines = []
     for step in serial.steps(doc, None):
         when = f"once {step.when}" if step.when else f"at {step.at_s:g} s"
-        held = "" if kinds.get(step.fault.kind).instant else f" for {step.duration_s:g} s"
+        if kinds.get(step.fault.kind).instant:
+            held = ""
+        else:
+            held = " until it ends" if step.duration_s is None else f" for {step.duration_s:g} s"
         lines.append(f"{when}: {step.fault.describe()}{held}")
     return lines
 

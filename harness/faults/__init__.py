@@ -16,6 +16,7 @@ from harness.faults.conditions import AppSent, Committed, Condition, Isr, Paused
 from harness.faults.inject import Faults, Injected
 from harness.faults.kinds.bandwidth import bandwidth
 from harness.faults.kinds.blackhole import blackhole
+from harness.faults.kinds.crash_at_commit import crash_at_commit
 from harness.faults.kinds.cut import cut
 from harness.faults.kinds.elect_preferred import elect_preferred
 from harness.faults.kinds.kill import kill
@@ -67,6 +68,7 @@ __all__ = [
     "TxnCoordinator",
     "bandwidth",
     "blackhole",
+    "crash_at_commit",
     "cut",
     "elect_preferred",
     "java_hash",

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from harness.faults.conditions import Condition
 from harness.faults.inject import Faults
+from harness.faults.kinds.base import SelfEnding
 from harness.faults.specs import FaultSpec
 from harness.progress import say
 
@@ -64,11 +65,28 @@ class Schedule:
                         return
                 say(f"condition met at {self._elapsed():.1f}s: {cond}")
             injected = self.faults.inject(step.fault)
-            if step.duration_s is not None and not self._stop.wait(step.duration_s):
+            if isinstance(injected.undo, SelfEnding):
+                if self._until(injected.undo.ended, step.duration_s):
+                    injected.heal()
+                    if injected.found.get("missed"):  # it did not happen as written
+                        self.errors.append(
+                            f"at {self._elapsed():.1f}s, {step.fault.describe()}: {injected.found['missed']}"
+                        )
+            elif step.duration_s is not None and not self._stop.wait(step.duration_s):
                 injected.heal()
         except Exception as exc:
             self.errors.append(f"at {self._elapsed():.1f}s, {step.fault.describe()}: {type(exc).__name__}: {exc}")
             say(f"fault schedule error: {step.fault.describe()}: {exc}")
+
+    def _until(self, ended: threading.Event, longest_s: float | None) -> bool:
+        """Until ``ended`` is set or ``longest_s`` passed (True), or the schedule is stopped (False)."""
+        deadline = None if longest_s is None else time.monotonic() + longest_s
+        while not ended.wait(0.1):
+            if self._stop.is_set():
+                return False
+            if deadline is not None and time.monotonic() > deadline:
+                return True
+        return True
 
     def wait(self, timeout_s: float) -> None:
         """Until every step has been injected and, where it has a duration, healed."""

@@ -127,7 +127,7 @@ class UserApp(AppProcess):
         progress: GroupProgress,
         idle_timeout_s: float,
     ) -> None:
-        super().__init__(name, run_dir, spec_for, command, env)
+        super().__init__(name, run_dir, spec_for, command, env, group=progress.group)
         self.progress, self.idle_timeout_s = progress, idle_timeout_s
         self.signalled: set[int] = set()  # incarnations the harness or a fault sent a signal to
         self.stopped = ""  # why the harness stopped it: "caught up" or "idle for ...s"

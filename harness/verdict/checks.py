@@ -101,6 +101,19 @@ def killed_by_the_schedule(app: str, kills: int, why: str) -> Check:
     return Check(f"{app} killed {kills}+ times, then finished", why, seen, of_the_fault=True)
 
 
+def caught_at_commit(app: str, windows: int, why: str) -> Check:
+    """A ``crash_at_commit`` fault killed the app ``windows`` times with its commit swallowed
+    on the wire (outputs handed over, offsets not committed), and its last incarnation finished."""
+
+    def seen(side: VariantVerdict) -> str | None:
+        caught = sum(f.get("windows_hit", 0) for f in side.context.get("faults", []) if f["fault"] == "crash_at_commit")
+        exits = [r["exit"] for r in _reports(side, app)]
+        ok = caught >= windows and exits[-1:] == [0]
+        return None if ok else f"{caught} commits caught, exits {exits}"
+
+    return Check(f"{app} killed at {windows} commit(s), then finished", why, seen, of_the_fault=True)
+
+
 def resent(app: str, incarnation: int, why: str) -> Check:
     def seen(side: VariantVerdict) -> str | None:
         (r,) = [r for r in _reports(side, app) if r["incarnation"] == incarnation]

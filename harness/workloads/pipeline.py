@@ -146,7 +146,7 @@ class PipelineWorkload:
                     del doc["bug_offsets_outside_txn_every"]
                 return doc
 
-            apps.append(AppProcess(transformer(i), run_dir, spec_for, command))
+            apps.append(AppProcess(transformer(i), run_dir, spec_for, command, group=group))
         return Plan(
             apps,
             apps[: self.instances],

@@ -60,11 +60,20 @@ class Incarnation:
 
 class AppProcess:
     def __init__(
-        self, name: str, run_dir: Path, spec_for: SpecFor, command: Command, env: dict[str, str] | None = None
+        self,
+        name: str,
+        run_dir: Path,
+        spec_for: SpecFor,
+        command: Command,
+        env: dict[str, str] | None = None,
+        group: str = "",
     ) -> None:
         """``env``: variables every incarnation gets over the harness's own environment (a
-        user's app reads its topics and servers there: harness.userapps.contract)."""
+        user's app reads its topics and servers there: harness.userapps.contract). ``group``:
+        the consumer group it commits its input offsets to, if any (what a fault at its commit
+        recognises on the wire)."""
         self.name, self.run_dir, self.spec_for, self.command = name, run_dir, spec_for, command
+        self.group = group
         self.env = {**os.environ, **env} if env else None
         self.incarnations: list[Incarnation] = []
         self._lock = threading.Lock()
@@ -97,6 +106,9 @@ class AppProcess:
     @property
     def current(self) -> Incarnation:
         return self.incarnations[-1]
+
+    def running(self) -> bool:
+        return bool(self.incarnations) and self.current.proc.poll() is None
 
     def signal(self, signum: int) -> None:
         self.current.proc.send_signal(signum)
@@ -138,6 +150,10 @@ class AppProcess:
     def sent(self) -> int:
         """Sends invoked so far, by every incarnation (its ledgers' ``invoke`` lines)."""
         return sum(ledger.count(path.read_bytes(), "invoke") for path in self.ledgers())
+
+    def acknowledged(self) -> int:
+        """Sends acknowledged so far, by every incarnation (``ok`` lines)."""
+        return sum(ledger.count(path.read_bytes(), "ok") for path in self.ledgers())
 
     def commits(self) -> int:
         """Commits asked for so far, by every incarnation: transactions (``txn-commit`` lines)

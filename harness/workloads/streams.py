@@ -161,7 +161,15 @@ class StreamsWorkload:
                 state = run_dir / "state" / (f"{name}.{n}" if self.wipe_state else name)
                 return {**base, "app": name, "state_dir": str(state), "status_file": str(status_path(run_dir, name, n))}
 
-            apps.append(AppProcess(name, run_dir, spec_for, lambda spec_path, spec: [*java, str(spec_path)]))
+            apps.append(
+                AppProcess(
+                    name,
+                    run_dir,
+                    spec_for,
+                    lambda spec_path, spec: [*java, str(spec_path)],
+                    group=base["application_id"],
+                )
+            )
         return Plan(
             apps,
             apps[: self.instances],

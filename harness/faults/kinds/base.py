@@ -12,6 +12,7 @@ which picks one such fault at random (``harness.explore`` draws schedules with i
 from __future__ import annotations
 
 import random
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,20 +27,43 @@ if TYPE_CHECKING:
 # Undoes one injected fault; returns fields for its record (or None).
 Heal = Callable[[], dict[str, Any] | None]
 
+
+class SelfEnding:
+    """A heal for a fault that ends by itself (e.g. once it has caught the app in a window):
+    ``ended`` is set then, and the schedule heals it at once (its step's duration, if any, is
+    the longest it may take)."""
+
+    def __init__(self) -> None:
+        self.ended = threading.Event()
+
+    def __call__(self) -> dict[str, Any] | None:
+        raise NotImplementedError
+
+
 # Families: what explore draws from and what the report groups by.
 LINK, PROCESS, OPERATION, PROTOCOL = "link", "process", "operation", "protocol"
+# Faults timed by the app's own commits (crash_at_commit): drawn for users' apps (check-app
+# --explore), whose progress the harness cannot read from a ledger.
+COMMIT = "commit"
 
 
 class AppHandle(Protocol):
     """What faults need from a workload process (``harness.workloads.process.AppProcess``)."""
 
+    # The consumer group the app commits its input offsets to ("": none the harness knows).
+    group: str
+
     def start(self) -> None: ...
+
+    def running(self) -> bool: ...
 
     def signal(self, signum: int) -> None: ...
 
     def restart(self) -> None: ...
 
     def sent(self) -> int: ...
+
+    def acknowledged(self) -> int: ...
 
     def commits(self) -> int: ...
 

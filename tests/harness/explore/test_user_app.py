@@ -25,6 +25,12 @@ PYTHON_APP = f"{sys.executable} {ROOT / 'examples' / 'python-app' / 'src' / 'eos
 # consumer auto-commits every 5 s), back 2.3 s later. (Seed 266 killed it at 23 records, before
 # its first commit: nothing to repeat, and the run passed.)
 KILL_SEED = 301
+# Run 1 of this seed, drawn from the commit family: once the output holds 17 records, the app
+# killed at its next commit, swallowed on the wire. The buggy app's next commit is its
+# consumer's auto-commit (outputs of committed transactions beyond it: repeated on restart,
+# whenever it comes); the fixed app's is its transaction's offsets (nothing repeats). The
+# mechanism decides, not where a drawn kill happens to land on a busy machine.
+COMMIT_SEED = 55
 
 
 def _app(instances: int = 1) -> UserAppWorkload:
@@ -51,7 +57,13 @@ def test_the_drawn_schedules_come_from_the_seed_and_name_only_the_run_s_topics()
     assert "{topic}" not in text and "{side}" not in text  # concrete: `--schedule` runs it again as it is
 
 
-def test_the_seed_the_cluster_test_uses_still_draws_an_early_kill() -> None:
+def test_the_seed_the_cluster_test_uses_draws_one_kill_at_the_next_commit() -> None:
+    doc = draw.schedule(COMMIT_SEED, 1, user_app.reach(user_app.run_of(_app(), 1)), ("commit",))
+    (line,) = words.step_lines(doc)
+    assert "crash_at_commit(after=1, times=1" in line and "app app-1" in line and ">= 17 records" in line, line
+
+
+def test_the_process_seed_still_draws_an_early_kill() -> None:
     doc = draw.schedule(KILL_SEED, 1, user_app.reach(user_app.run_of(_app(), 1)), ("process",))
     (line,) = words.step_lines(doc)
     assert "kill app app-1" in line and ">= 227 records" in line and doc["steps"][0]["duration_s"] < 3, line
@@ -69,7 +81,7 @@ def test_explore_refuses_what_is_for_one_run(flag: list[str]) -> None:
 def _explore(tmp_path: Path, bug: str) -> subprocess.CompletedProcess[str]:
     command = f"{PYTHON_APP} --bug {bug}" if bug else PYTHON_APP
     argv = ["check-app", "--cmd", command, "--input-topic", "orders", "--output-topic", "enriched"]
-    argv += ["--inputs", "400", "--explore", "1", "--seed", str(KILL_SEED), "--faults", "process"]
+    argv += ["--inputs", "400", "--explore", "1", "--seed", str(COMMIT_SEED), "--faults", "commit"]
     return subprocess.run(
         [sys.executable, "-m", "harness.cli", *argv, "--runs-dir", str(tmp_path / "runs")],
         capture_output=True,

@@ -17,11 +17,11 @@ from harness.userapps.output import OutputAtLeast
 from harness.userapps.workload import APP_LINKS
 
 
-def test_b1_kills_the_users_first_instance_as_it_killed_its_transformer() -> None:
+def test_b1_kills_the_users_first_instance_at_its_commits_as_it_killed_its_transformer() -> None:
     steps_for, pipeline = schedules.like("b1", instances=1)
-    steps = steps_for("out")
-    assert [s.at_s for s in steps] == [4.0, 14.0, 24.0]
-    assert {(s.fault.kind, s.fault.target) for s in steps} == {("kill", App("app-1"))}
+    (step,) = steps_for("out")
+    assert (step.fault.kind, step.fault.target, step.fault.params["times"]) == ("crash_at_commit", App("app-1"), 3)
+    assert step.fault.listeners == (APP_LINKS,)  # the user's app's own links, where its commits go
     assert (pipeline.inputs, pipeline.partitions) == (4000, 3)
 
 
