@@ -18,11 +18,12 @@ Workload: the Java transactional producer (kafka-clients 3.9.1 on both sides), 2
 by one broker, off the transaction coordinator; each transaction sends its first record alone
 (always key k0, so always the same partition) and waits for it (that partition's leader then
 has the transaction open), then the rest with 200 ms of linger, so one Produce request carries
-that open partition and the other one's first batch. Transactions time out after 3 s; the
-brokers look for timed-out transactions every second.
+that open partition and the other one's first batch. Transactions time out after 6 s (room
+for a busy machine to reach the second request before the timeout does); the brokers look
+for timed-out transactions every second.
 Fault: the next verification of the producer's transactions that checks the *other*
 partition (an AddPartitionsToTxn reaching the coordinator over its inter-broker link, picked
-by the first partition it names) is held 7 s: past the transaction timeout and its abort,
+by the first partition it names) is held 14 s: past the transaction timeout and its abort,
 within the client's 30 s request timeout. A verification of the first record's partition
 would only hold that record back, with no open partition beside it (the 6th verification,
 counted blind, was the wrong kind in 1 of 5 runs).
@@ -44,13 +45,17 @@ from harness.workloads.clients import JAVA
 from harness.workloads.producer import PRODUCER, ProducerWorkload
 
 TXN_ID = "r5-app"
-DATA_FINDINGS = ("lost", "duplicate", "aborted_read", "torn_transaction")
 KEYS, PARTITIONS = 4, 2
 OPEN = key_partition("k0", PARTITIONS)  # each transaction's first record's partition
 OTHER = 1 - OPEN
 if all(key_partition(f"k{i}", PARTITIONS) == OPEN for i in range(KEYS)):
     raise ValueError("R5 needs a key that goes to the other partition")
 CLEANUP = {"transaction.abort.timed.out.transaction.cleanup.interval.ms": "1000"}
+# A transaction's second request must come before its timeout (under load its first record's
+# round trip took seconds: the producer was fenced before the request the fault holds); the
+# hold outlasts the timeout and the abort scan after it, and stays inside the request timeout.
+TRANSACTION_TIMEOUT_MS = 6000
+HELD_MS = 14_000
 
 WORKLOAD = ProducerWorkload(
     client=JAVA,
@@ -65,7 +70,7 @@ WORKLOAD = ProducerWorkload(
     one_leader=True,
     config={
         "transactional.id": TXN_ID,
-        "transaction.timeout.ms": 3000,
+        "transaction.timeout.ms": TRANSACTION_TIMEOUT_MS,
         "socket.timeout.ms": 30_000,
         "message.timeout.ms": 60_000,
         "linger.ms": 200,
@@ -79,12 +84,12 @@ def verification_held_past_the_timeout(topic: str) -> list[Step]:
         TxnCoordinator(txn_id),
         "AddPartitionsToTxn",
         "hold",
-        duration_ms=7000,
+        duration_ms=HELD_MS,
         transactional_id=txn_id,
         where={"partition": OTHER},
         listener="replication",
     )
-    return [Step(1.0, hold, duration_s=20.0, when=AppSent(PRODUCER, 100))]
+    return [Step(1.0, hold, duration_s=HELD_MS / 1000 + 15.0, when=AppSent(PRODUCER, 100))]
 
 
 SCENARIO = Scenario(

@@ -36,16 +36,20 @@ class Isr:
 @dataclass(frozen=True)
 class AppSent:
     """The app has sent at least ``records`` (over all its incarnations): it is mid-stream,
-    with work in hand, rather than still joining its group or starting up."""
+    with work in hand, rather than still joining its group or starting up. ``acknowledged``:
+    the brokers have acknowledged that many, so its requests are flowing to the leaders (a
+    client still fetching metadata has sent records that are only in its buffer)."""
 
     app: str
     records: int
+    acknowledged: bool = False
 
     def holds(self, faults: Faults) -> bool:
-        return faults.apps[self.app].sent() >= self.records
+        app = faults.apps[self.app]
+        return (app.acknowledged() if self.acknowledged else app.sent()) >= self.records
 
     def __str__(self) -> str:
-        return f"{self.app} sent >= {self.records} records"
+        return f"{self.app} {'had acknowledged' if self.acknowledged else 'sent'} >= {self.records} records"
 
 
 @dataclass(frozen=True)

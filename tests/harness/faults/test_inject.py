@@ -15,6 +15,7 @@ from confluent_kafka.admin import OffsetSpec
 from harness import faults as f
 from harness.cluster.kafka import KafkaCluster
 from harness.faults import Faults, FaultSpec, Leader
+from harness.waits import wait_until
 
 PROBE_TIMEOUT_S = 5.0
 
@@ -140,30 +141,44 @@ def test_a_fault_on_own_links_lands_on_the_sides_own_listener(cluster: KafkaClus
     assert not any(api.toxics(cluster.proxy_name(node_id, "client3")) for node_id in (1, 2, 3))
 
 
+LATE_MS = 6000
+
+
 def test_bytes_sent_before_the_client_gave_up_still_arrive_late(cluster: KafkaCluster, topic: str) -> None:
     """What B9 builds on: a request held by a latency toxic is not lost when its client times
-    out and closes the connection; it reaches the broker once its delay has passed."""
+    out and closes the connection; it reaches the broker once its delay has passed. The
+    client's timeouts leave a busy machine time to send the request before giving up on it,
+    and the record is waited for, not given a fixed time."""
     producer = Producer(
         {
             "bootstrap.servers": cluster.bootstrap_servers(),
             "enable.idempotence": False,
             "retries": 0,
-            "socket.timeout.ms": 500,
-            "message.timeout.ms": 1000,
+            "socket.timeout.ms": 1500,
+            "message.timeout.ms": 3000,
         }
     )
-    producer.produce(topic, b"x")  # connect and learn the leader first
-    assert producer.flush(5) == 0
-    faults = Faults(cluster)
-    faults.inject(f.latency(Leader(topic), ms=2500, direction="to_broker"))
-    try:
-        errors: list[str] = []
-        producer.produce(topic, b"late", on_delivery=lambda err, msg: err and errors.append(err.name()))
-        producer.flush(5)
-        assert errors, "the send must have failed at the client, its request timed out"
-        time.sleep(3)  # the held request's delay passes, the toxic still in place
-    finally:
-        faults.heal_all()
     partition = TopicPartition(topic, 0)
-    end = cluster.admin().list_offsets({partition: OffsetSpec.latest()})[partition].result(10).offset
-    assert end == 2, "the record whose send failed was written after all"
+
+    def end() -> int:
+        return cluster.admin().list_offsets({partition: OffsetSpec.latest()})[partition].result(10).offset
+
+    try:
+        producer.produce(topic, b"x")  # connect and learn the leader first
+        assert producer.flush(30) == 0
+        faults = Faults(cluster)
+        faults.inject(f.latency(Leader(topic), ms=LATE_MS, direction="to_broker"))
+        try:
+            errors: list[str] = []
+            producer.produce(topic, b"late", on_delivery=lambda err, msg: err and errors.append(err.name()))
+            producer.flush(30)
+            assert errors, "the send must have failed at the client, its request timed out"
+            time.sleep(LATE_MS / 1000 + 1)  # its delay passes, the toxic still in place
+        finally:
+            faults.heal_all()
+        # Read once the link is healed (the leader's link is slow until then); waited for, not
+        # timed: a busy machine appends it late.
+        wait_until(end, lambda n: n == 2, 60, "the record whose send failed written after all")
+    finally:
+        producer.purge()
+        del producer  # librdkafka's threads and connections end with the last reference
