@@ -93,6 +93,7 @@ def explore(args: argparse.Namespace) -> int:
     folder.mkdir(parents=True)
     title = f"check-app --explore: {' '.join(app.command)}"
     failing: list[tuple[int, Path]] = []
+    unproven = 0
     with KafkaCluster(settings) as cluster:
         for n, (run_app, doc) in enumerate(zip(apps, docs, strict=True), 1):
             run_dir = folder / f"run-{n:03d}"
@@ -113,10 +114,14 @@ def explore(args: argparse.Namespace) -> int:
             print(f"run {n:>3}  {outcome:<12} {said}" + (f"  ({why})" if why else ""), flush=True)
             if outcome in ("failed", "error"):
                 failing.append((n, run_dir))
-    print(f"{len(failing)} of {args.explore} runs failed · runs: {folder}", flush=True)
+            unproven += outcome == "inconclusive"
+    # An inconclusive run proved nothing (e.g. no fault hit the app with work in hand): said apart.
+    print(f"{len(failing)} of {args.explore} runs failed, {unproven} inconclusive · runs: {folder}", flush=True)
     for n, run_dir in failing:
         print(f"  again: {_again(args, apps[n - 1], run_dir)}", flush=True)
-    return 1 if failing else 0
+    if failing:
+        return 1
+    return 3 if unproven == args.explore else 0
 
 
 def _again(args: argparse.Namespace, app: UserAppWorkload, run_dir: Path) -> str:

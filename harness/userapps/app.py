@@ -75,6 +75,23 @@ class GroupProgress:
         self._lock = threading.Lock()
         self._last: tuple[int, int] | None = None
         self.last_change = time.monotonic()
+        # Every answer, with its wall-clock time: what a fault's moment is judged by
+        # (harness.userapps.moments). Looked at every _POLL_S from the app's start (``watch``).
+        self.samples: list[dict[str, Any]] = []
+        self._watching: threading.Thread | None = None
+        self._closed = threading.Event()
+
+    def watch(self) -> None:
+        """Look every half second from now until ``close``, on a thread of its own (once)."""
+        with self._lock:
+            if self._watching is not None or self._closed.is_set():
+                return
+            self._watching = threading.Thread(target=self._watch, name=f"progress-{self.group}", daemon=True)
+            self._watching.start()
+
+    def _watch(self) -> None:
+        while not self._closed.wait(_POLL_S):
+            self.look()
 
     def look(self) -> Progress:
         """Ask the cluster now; notes when anything last moved. A question that fails (a broker
@@ -91,6 +108,7 @@ class GroupProgress:
             if (total, outputs) != self._last:
                 self._last, self.last_change = (total, outputs), time.monotonic()
             caught_up = all(committed.get(p, -1) >= target for p, target in self.targets.items())
+            self.samples.append({"at": time.time(), "committed": total, "caught_up": caught_up, "outputs": outputs})
             return Progress(total, caught_up, outputs)
 
     def _ask(self, consumer: Consumer) -> tuple[dict[int, int], int]:
@@ -107,6 +125,9 @@ class GroupProgress:
         return time.monotonic() - self.last_change
 
     def close(self) -> None:
+        self._closed.set()
+        if self._watching is not None and self._watching is not threading.current_thread():
+            self._watching.join()
         with self._lock:
             if self._consumer is not None:
                 self._consumer.close()
@@ -131,6 +152,10 @@ class UserApp(AppProcess):
         self.progress, self.idle_timeout_s = progress, idle_timeout_s
         self.signalled: set[int] = set()  # incarnations the harness or a fault sent a signal to
         self.stopped = ""  # why the harness stopped it: "caught up" or "idle for ...s"
+
+    def start(self) -> None:
+        super().start()
+        self.progress.watch()
 
     def signal(self, signum: int) -> None:
         if signum != signal.SIGCONT:

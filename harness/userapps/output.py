@@ -59,10 +59,11 @@ class AppOutput:
     def findings(self, history: History | None, max_examples: int) -> dict[str, Any]:
         """The verdict's ``sink`` section (``contract``: the one-line breach, or empty;
         ``group_committed``: input offsets the app's group committed, summed; None: no group known)."""
-        committed_offsets = None
+        committed_offsets, samples = None, None
         if self.progress is not None:  # its last look: the apps are done
             committed_offsets = self.progress.look().committed
             self.progress.close()
+            samples = self.progress.samples
         inputs = {i: _rows(view_path(self.run_dir / "reads", i), self.input_topic) for i in ISOLATIONS}
         written = inputs["read_uncommitted"]["id"].to_numpy()
         outputs = {i: _rows(view_path(self.run_dir / "sink-reads", i), self.output_topic) for i in ISOLATIONS}
@@ -74,6 +75,7 @@ class AppOutput:
                 "output": self.output_topic,
                 "view": self.view,
                 "group_committed": committed_offsets,
+                "progress": samples,
                 "contract": str(exc),
             }
         found = {view: self._count(view, sources[view], outputs[view], inputs, max_examples) for view in ISOLATIONS}
@@ -83,6 +85,7 @@ class AppOutput:
             "view": self.view,
             "outputs": outputs[self.view].num_rows,
             "group_committed": committed_offsets,
+            "progress": samples,
             **found[self.view],
             f"as_{other}": ", ".join(f"{name} {found[other][name]['count']}" for name in SINK_FINDINGS),
             "contract": "",

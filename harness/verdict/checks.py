@@ -30,13 +30,17 @@ class Check:
     # True: it asks that the pair's own fault did its part (a kill, fencing, a held request's
     # answer); an exploration, which draws faults of its own, leaves it out (harness.explore).
     of_the_fault: bool = False
+    # What it saw when it holds, worth showing anyway (e.g. where each fault hit); None: nothing.
+    detail: Callable[[VariantVerdict], str | None] | None = None
 
     def run(self, side: VariantVerdict) -> dict[str, Any]:
         try:
             seen = self.seen(side)
+            detail = self.detail(side) if self.detail is not None and seen is None else None
         except (KeyError, IndexError, StopIteration, TypeError) as exc:  # what it needs is not there
-            seen = f"cannot tell: {type(exc).__name__} {exc}"
-        return {"name": self.name, "why": self.why, "ok": seen is None, "seen": seen}
+            seen, detail = f"cannot tell: {type(exc).__name__} {exc}", None
+        ran = {"name": self.name, "why": self.why, "ok": seen is None, "seen": seen, "of_the_fault": self.of_the_fault}
+        return {**ran, "detail": detail} if detail else ran
 
 
 def at_most(finding: str, n: int, why: str) -> Check:

@@ -24,7 +24,8 @@ A pair is:
     passed          the variant met its expectation
     reasons         why not, one line per unmet expectation
     expect          finding -> "required" | "forbidden" | "one of" | "allowed"
-    checks          [{name, why, ok, seen}]: the side's other conditions (harness.verdict.checks)
+    checks          [{name, why, ok, seen, of_the_fault, detail?}]: the side's other conditions
+                    (harness.verdict.checks); ``detail``: what a check that holds saw, when it says more
     counts          finding -> count, for every finding of harness.checker.catalogue
     result          the checker's comparable output:
       anomalies       anomaly -> {count, examples: [{id, producer, session, txn, at, ...}]}
@@ -70,7 +71,9 @@ A pair is:
                     made and a pipeline's input is written) and the end of its check
 
 A side judged alone (a user's app: ``kafka-harness check-app``) is **passed** or **failed** by its
-expectations, and **inconclusive** when its fault schedule failed (``side_outcome``).
+expectations, and **inconclusive** when its fault schedule failed or when it failed only checks that
+ask its faults to have done their part (``of_the_fault``: e.g. no fault hit the app with work in
+hand): ``side_outcome``.
 
 A research scenario's pair is **reported**: no claim, the findings of both sides are the
 result; but it is inconclusive when its fault did not happen as written or one of its checks
@@ -158,10 +161,17 @@ class VariantVerdict:
 
 
 def side_outcome(side: VariantVerdict) -> str:
-    """A side judged alone: inconclusive when a fault did not happen as written, else passed or failed."""
+    """A side judged alone: inconclusive when a fault did not happen as written, or when all it
+    failed are checks that its fault did its part (nothing was proven either way); else passed
+    or failed. A violation beats an unproven fault: found anomalies fail the side."""
     if side.context.get("fault_errors"):
         return "inconclusive"
-    return "passed" if side.passed else "failed"
+    if side.passed:
+        return "passed"
+    unmet = [c for c in side.checks if not c["ok"]]
+    if unmet and all(c.get("of_the_fault") for c in unmet) and len(side.reasons) == len(unmet):
+        return "inconclusive"
+    return "failed"
 
 
 @dataclass

@@ -44,8 +44,9 @@ def side_lines(v: VariantVerdict) -> list[str]:
     lines.extend(f"            {line}" for line in _workload_lines(v.context.get("workload", [])))
     lines.extend(f"            fault schedule error: {e}" for e in v.context.get("fault_errors", []))
     for c in v.checks:
+        said = f" ({c['detail']})" if c.get("detail") else ""
         lines.append(
-            f"            check {'ok' if c['ok'] else 'FAILED'}: {c['name']}" + ("" if c["ok"] else f": {c['seen']}")
+            f"            check {'ok' if c['ok'] else 'FAILED'}: {c['name']}" + (said if c["ok"] else f": {c['seen']}")
         )
     # A number from a scenario, a string from a user's .properties file (verify-config).
     timeout = v.context.get("producer_config", {}).get("transaction.timeout.ms")

@@ -7,7 +7,7 @@ the consumer's group metadata) and commits: outputs and progress become visible 
 not at all. Its consumer reads ``read_committed``, so it never sees orders of an aborted
 transaction.
 
-Two real bugs, one flag each:
+Three real bugs, one flag each:
 
 - ``--bug offsets-outside-txn``: the consumer commits its offsets by itself (auto-commit, every
   5 s, of what it has read), outside the transactions. Crash, restart, and the new instance
@@ -15,6 +15,10 @@ Two real bugs, one flag each:
   twice, or never.
 - ``--bug read-uncommitted``: the consumer reads ``read_uncommitted`` (Java's default), so it
   enriches orders whose transaction aborted.
+- ``--bug at-least-once``: no transactions: an idempotent producer writes the batch's outputs,
+  flushes them, and then the consumer commits the batch's offsets synchronously (the textbook
+  at-least-once loop). Killed between the flush and the commit, the restarted instance
+  enriches the batch again: its outputs are written twice.
 
 It takes its settings from the environment kafka-eos-harness gives it (KEH_BOOTSTRAP_SERVERS,
 KEH_INPUT_TOPIC, KEH_OUTPUT_TOPIC, KEH_GROUP_ID, KEH_TRANSACTIONAL_ID_PREFIX, KEH_INSTANCE) and
@@ -32,7 +36,7 @@ import time
 
 from confluent_kafka import Consumer, KafkaError, KafkaException, Message, Producer, TopicPartition
 
-BUGS = ("offsets-outside-txn", "read-uncommitted")
+BUGS = ("offsets-outside-txn", "read-uncommitted", "at-least-once")
 
 
 def enrich(value: bytes | None) -> bytes:
@@ -72,6 +76,8 @@ def main(argv: list[str] | None = None) -> int:
             "session.timeout.ms": 6000,
         }
     )
+    if args.bug == "at-least-once":
+        return at_least_once(consumer, env, args.work_ms)
     producer = Producer(
         {
             "bootstrap.servers": env["KEH_BOOTSTRAP_SERVERS"],
@@ -101,6 +107,25 @@ def main(argv: list[str] | None = None) -> int:
                 raise  # fenced or fatal: a newer instance took over, or the producer is unusable
             producer.abort_transaction()
             rewind(consumer)
+    consumer.close()
+    return 0
+
+
+def at_least_once(consumer: Consumer, env: os._Environ[str], work_ms: float) -> int:
+    """The ``at-least-once`` bug: outputs flushed, then offsets committed; nothing ties the two."""
+    producer = Producer({"bootstrap.servers": env["KEH_BOOTSTRAP_SERVERS"], "enable.idempotence": True})
+    consumer.subscribe([env["KEH_INPUT_TOPIC"]])
+    stopping = []
+    signal.signal(signal.SIGTERM, lambda signum, frame: stopping.append(signum))
+    while not stopping:
+        batch = [msg for msg in consumer.consume(100, timeout=0.5) if msg.error() is None]
+        if not batch:
+            continue
+        for msg in batch:
+            time.sleep(work_ms / 1000)
+            producer.produce(env["KEH_OUTPUT_TOPIC"], enrich(msg.value()), msg.key(), headers=msg.headers())
+        producer.flush()
+        consumer.commit(offsets=offsets_after(batch), asynchronous=False)
     consumer.close()
     return 0
 

@@ -59,13 +59,14 @@ def _run(
     ("bug", "finding", "like"),
     [
         ("", "", ""),
-        # The Java consumer auto-commits in poll(), what it had read before that poll: a crash
-        # repeats the batches committed since, none when it comes in the first batch after an
-        # auto-commit (a few batches in a hundred here). B1's three kills make missing it unlikely.
+        # The Java consumer auto-commits in poll(), what it had read before that poll: B1 kills
+        # it while that commit is on the wire, so the transactions committed since repeat.
         ("offsets-outside-txn", "sink_repeated", "B1"),
         ("read-uncommitted", "sink_aborted", ""),
+        # Flush, then commitSync: B1 kills it while the commit is on the wire, three times.
+        ("at-least-once", "sink_repeated", "B1"),
     ],
-    ids=["fixed", "offsets outside the transaction", "read uncommitted"],
+    ids=["fixed", "offsets outside the transaction", "read uncommitted", "at least once"],
 )
 def test_the_java_example_passes_and_its_bugs_are_caught(
     cluster: KafkaCluster, tmp_path: Path, java_app: list[str], bug: str, finding: str, like: str
@@ -79,16 +80,29 @@ def test_the_java_example_passes_and_its_bugs_are_caught(
         assert [f["fault"] for f in verdict.context["faults"]] == ["kill"]  # the schedule's kill happened
     else:
         assert not verdict.passed and verdict.count(finding) > 0, verdict.reasons
+    if like:
+        assert _windows_caught(verdict) == 3, verdict.context["faults"]
 
 
-def test_the_python_example_survives_b1s_schedule(cluster: KafkaCluster, tmp_path: Path) -> None:
+def _windows_caught(verdict: VariantVerdict) -> int:
+    return sum(f.get("windows_hit", 0) for f in verdict.context["faults"] if f["fault"] == "crash_at_commit")
+
+
+@pytest.mark.parametrize(("bug", "passes"), [("", True), ("at-least-once", False)], ids=["fixed", "at least once"])
+def test_the_python_example_under_b1s_schedule(cluster: KafkaCluster, tmp_path: Path, bug: str, passes: bool) -> None:
+    """B1 kills the app three times while its offsets commit is on the wire: the transactional
+    app passes; the at-least-once one (flush, then a synchronous commit) repeats each batch."""
     steps, pipeline = schedules.like("B1", instances=1)
     started = time.monotonic()
-    # Half of B1's input: still enough that every kill lands while the app is busy.
-    verdict = _run(cluster, tmp_path, PYTHON_APP, steps, inputs=pipeline.inputs // 2, partitions=pipeline.partitions)
-    print(f"python fixed under B1: {side_outcome(verdict)} in {time.monotonic() - started:.1f}s")
-    assert verdict.passed, verdict.reasons
-    assert sum(f["fault"] == "kill" for f in verdict.context["faults"]) == 3
+    # Half of B1's input: still enough that the app commits three more times after each restart.
+    command = [*PYTHON_APP, *(["--bug", bug] if bug else [])]
+    verdict = _run(cluster, tmp_path, command, steps, inputs=pipeline.inputs // 2, partitions=pipeline.partitions)
+    print(f"python {bug or 'fixed'} under B1: {side_outcome(verdict)} in {time.monotonic() - started:.1f}s")
+    assert _windows_caught(verdict) == 3, verdict.context["faults"]
+    if passes:
+        assert verdict.passed, verdict.reasons
+    else:
+        assert not verdict.passed and verdict.count("sink_repeated") > 0, verdict.reasons
 
 
 def test_two_instances_share_the_input_and_survive_a_kill_of_one(cluster: KafkaCluster, tmp_path: Path) -> None:

@@ -34,9 +34,12 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * ({@code sendOffsetsToTransaction} with the consumer's group metadata) and commits; its consumer reads
  * {@code read_committed}.
  *
- * <p>Two real bugs, one flag each: {@code --bug offsets-outside-txn} lets the consumer commit its offsets by
+ * <p>Three real bugs, one flag each: {@code --bug offsets-outside-txn} lets the consumer commit its offsets by
  * itself (auto-commit), outside the transactions; {@code --bug read-uncommitted} leaves {@code isolation.level}
- * at the Java client's default, {@code read_uncommitted}, so aborted orders are enriched.
+ * at the Java client's default, {@code read_uncommitted}, so aborted orders are enriched; {@code --bug
+ * at-least-once} uses no transactions: an idempotent producer sends the batch's outputs, flushes them, and
+ * then the consumer commits the batch's offsets synchronously, so a crash between the two enriches the batch
+ * again.
  *
  * <p>Settings come from the environment kafka-eos-harness gives it (KEH_BOOTSTRAP_SERVERS, KEH_INPUT_TOPIC,
  * KEH_OUTPUT_TOPIC, KEH_GROUP_ID, KEH_TRANSACTIONAL_ID_PREFIX, KEH_INSTANCE); it runs until it is stopped.
@@ -49,8 +52,8 @@ public final class OrderEnricher {
 
     public static void main(String[] args) throws InterruptedException {
         String bug = args.length == 2 && args[0].equals("--bug") ? args[1] : "";
-        if (args.length != 0 && !List.of("offsets-outside-txn", "read-uncommitted").contains(bug)) {
-            System.err.println("usage: OrderEnricher [--bug offsets-outside-txn|read-uncommitted]");
+        if (args.length != 0 && !List.of("offsets-outside-txn", "read-uncommitted", "at-least-once").contains(bug)) {
+            System.err.println("usage: OrderEnricher [--bug offsets-outside-txn|read-uncommitted|at-least-once]");
             System.exit(2);
         }
         Map<String, String> env = System.getenv();
@@ -71,8 +74,13 @@ public final class OrderEnricher {
 
         Properties producerProps = new Properties();
         producerProps.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, env.get("KEH_BOOTSTRAP_SERVERS"));
-        producerProps.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG,
-            env.get("KEH_TRANSACTIONAL_ID_PREFIX") + "-" + env.getOrDefault("KEH_INSTANCE", "1"));
+        boolean atLeastOnce = bug.equals("at-least-once");
+        if (atLeastOnce) {
+            producerProps.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+        } else {
+            producerProps.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG,
+                env.get("KEH_TRANSACTIONAL_ID_PREFIX") + "-" + env.getOrDefault("KEH_INSTANCE", "1"));
+        }
 
         AtomicBoolean running = new AtomicBoolean(true);
         CountDownLatch stopped = new CountDownLatch(1);
@@ -89,11 +97,25 @@ public final class OrderEnricher {
                     Thread.currentThread().interrupt();
                 }
             }));
-            producer.initTransactions(); // fences an earlier incarnation of this instance, aborting its transaction
+            if (!atLeastOnce) {
+                producer.initTransactions(); // fences an earlier incarnation of this instance, aborting its transaction
+            }
             consumer.subscribe(List.of(env.get("KEH_INPUT_TOPIC")));
             while (running.get()) {
                 ConsumerRecords<byte[], byte[]> batch = consumer.poll(Duration.ofMillis(500));
                 if (batch.isEmpty()) {
+                    continue;
+                }
+                if (atLeastOnce) {
+                    Map<TopicPartition, OffsetAndMetadata> next = new HashMap<>();
+                    for (ConsumerRecord<byte[], byte[]> order : batch) {
+                        Thread.sleep(WORK_MS);
+                        producer.send(new ProducerRecord<>(output, order.key(), enrich(order.value())));
+                        next.put(new TopicPartition(order.topic(), order.partition()),
+                            new OffsetAndMetadata(order.offset() + 1));
+                    }
+                    producer.flush();
+                    consumer.commitSync(next); // the batch's outputs are written; a crash now repeats them
                     continue;
                 }
                 producer.beginTransaction();
