@@ -104,7 +104,13 @@ def explore(args: argparse.Namespace) -> int:
             story = f"Run {n} of seed {args.seed}: {said}."
             try:
                 verdict = check_app.check(
-                    cluster, run_app, lambda _out, d=doc: serial.steps(d, None), run_dir, title, story
+                    cluster,
+                    run_app,
+                    lambda _out, d=doc: serial.steps(d, None),
+                    run_dir,
+                    title,
+                    story,
+                    with_reference=check_app.wants_reference(args),
                 )
                 outcome = side_outcome(verdict)
                 why = "; ".join(verdict.reasons)
@@ -133,4 +139,5 @@ def _again(args: argparse.Namespace, app: UserAppWorkload, run_dir: Path) -> str
     argv += ["--idle-timeout", f"{app.idle_timeout_s:g}"]
     for flag, value in (("--extract", args.extract), ("--kafka-version", args.kafka_version)):
         argv += [flag, value] if value else []
+    argv += ["--no-reference"] if args.no_reference else []
     return shlex.join([*argv, "--schedule", str(run_dir / "schedule.json")])

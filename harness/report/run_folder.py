@@ -29,6 +29,9 @@ SIDES = ("control", "guarantee")
 # The one side of a user's app checked alone (kafka-harness check-app, the pytest plugin):
 # a folder with this side and no pair verdict.
 APP_SIDE = "app"
+# Beside it, when check-app ran one: the harness's at-least-once reference app under the same
+# schedule (harness.userapps.reference), the control a user's app lacks.
+REFERENCE_SIDE = "reference"
 ANOMALIES_FILE = "anomalies.parquet"  # <side>/anomalies.parquet: columns anomaly (string), id (int64)
 FOLDER_NAME = re.compile(r"(?P<stamp>\d{8}-\d{6})-(?P<scenario>.+)-(?P<id>[0-9a-f]{4})")
 # Example fields that name a record: the checker's ``id``, an exactly-once or sink finding's
@@ -90,7 +93,7 @@ class Pair:
     @property
     def alone(self) -> bool:
         """A user's app checked alone, not a pair."""
-        return [s.name for s in self.sides] == [APP_SIDE]
+        return bool(self.sides) and self.sides[0].name == APP_SIDE
 
     @property
     def outcome(self) -> str:
@@ -109,7 +112,8 @@ def read_pair(folder: Path) -> Pair:
     name = FOLDER_NAME.fullmatch(folder.name)
     pair_doc = _json(folder / "verdict.json")
     alone = (folder / APP_SIDE).is_dir()
-    sides = [read_side(folder, s) for s in ((APP_SIDE,) if alone else SIDES)]
+    named = (APP_SIDE, *([REFERENCE_SIDE] if (folder / REFERENCE_SIDE).is_dir() else [])) if alone else SIDES
+    sides = [read_side(folder, s) for s in named]
     scenario = (
         pair_doc["scenario"]
         if pair_doc

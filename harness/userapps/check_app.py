@@ -20,6 +20,8 @@ import shlex
 import shutil
 import time
 import uuid
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from harness import stopping, versions
@@ -31,7 +33,7 @@ from harness.report import page as report_page
 from harness.runner import run_variant
 from harness.scenario import Scenario
 from harness.settings import KNOWN_KAFKA_VERSIONS, Settings
-from harness.userapps import contract, schedules
+from harness.userapps import contract, reference, schedules
 from harness.userapps.contract import ContractError, Naming
 from harness.userapps.schedules import StepsFor
 from harness.userapps.workload import APP_LINKS, APP_VARIANT, IDLE_TIMEOUT_S, UserAppWorkload, contract_breach
@@ -48,25 +50,64 @@ def run_folder(runs_dir: Path) -> Path:
 
 
 def check(
-    cluster: KafkaCluster, app: UserAppWorkload, schedule: StepsFor, folder: Path, title: str, story: str
+    cluster: KafkaCluster,
+    app: UserAppWorkload,
+    schedule: StepsFor,
+    folder: Path,
+    title: str,
+    story: str,
+    with_reference: bool = False,
 ) -> VariantVerdict:
     """One run of ``app`` under ``schedule`` into ``folder`` (its ``report.html`` too, also when
-    interrupted); the verdict, or a ContractError when the app breaks the contract."""
+    interrupted); the verdict, or a ContractError when the app breaks the contract. With
+    ``with_reference``, the reference app runs under the same schedule too (harness.userapps.reference):
+    if it repeats nothing, a passing verdict is inconclusive."""
     scenario = Scenario(APP_ID, title, story, app, schedule, APP_VARIANT, APP_VARIANT)
     breach: ContractError | None = None
 
     def report() -> None:
         report_page.write(folder, story if breach is None else f"{story}\n\nNo verdict: {breach}", title)
 
+    def mine() -> VariantVerdict:
+        return run_variant(cluster, scenario, APP_VARIANT, folder / APP_VARIANT.name, APP_LINKS)
+
     try:
         with stopping.last_words(report):  # Ctrl-C ends the process at once: the page first
-            verdict = run_variant(cluster, scenario, APP_VARIANT, folder / APP_VARIANT.name, APP_LINKS)
+            verdict = _beside_the_reference(cluster, app, schedule, folder, title, mine) if with_reference else mine()
         breach = contract_breach(verdict)
     finally:
         report()
     if breach is not None:
         raise breach
     return verdict
+
+
+def _beside_the_reference(
+    cluster: KafkaCluster,
+    app: UserAppWorkload,
+    schedule: StepsFor,
+    folder: Path,
+    title: str,
+    mine: Callable[[], VariantVerdict],
+) -> VariantVerdict:
+    """The user's side and the reference's under ``schedule``, at once when its faults keep apart;
+    the user's judged again with what the reference showed."""
+    twin = reference.workload(app)
+    story = f"The reference at-least-once app ({' '.join(twin.command)}) under the schedule of: {title}"
+    ref_scenario = Scenario(APP_ID, title, story, twin, schedule, reference.VARIANT, reference.VARIANT)
+
+    def theirs() -> VariantVerdict:
+        return run_variant(cluster, ref_scenario, reference.VARIANT, folder / reference.VARIANT.name, reference.LINKS)
+
+    if reference.apart_from_the_app(schedule(app.output_topic)):
+        with ThreadPoolExecutor(2) as pool:
+            ours, ref = pool.submit(mine), pool.submit(theirs)
+            verdict, control = ours.result(), ref.result()
+    else:
+        control, verdict = theirs(), mine()
+    if contract_breach(verdict) is not None:
+        return verdict
+    return reference.with_reference(verdict, control, folder / APP_VARIANT.name)
 
 
 # --- the command line -------------------------------------------------------------------------
@@ -89,6 +130,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     faults.add_argument("--like", metavar="SCENARIO", help="use that scenario's fault schedule (e.g. B1)")
     faults.add_argument("--schedule", metavar="FILE", help="a fault schedule in JSON (docs/your-app.md)")
     faults.add_argument("--no-faults", action="store_true", help="no faults: a sunny-day run")
+    sp.add_argument(
+        "--no-reference",
+        action="store_true",
+        help="do not run the reference at-least-once app under the same schedule (faster; a pass then "
+        "rests on where the faults hit alone)",
+    )
     sp.add_argument(
         "--extract", metavar="MODULE:FUNCTION", help="your function naming an output's input (docs/your-app.md)"
     )
@@ -173,6 +220,11 @@ def settings_of(args: argparse.Namespace) -> Settings:
     return settings
 
 
+def wants_reference(args: argparse.Namespace) -> bool:
+    """The reference app runs beside the user's unless asked not to, or there is no fault."""
+    return not (args.no_reference or getattr(args, "no_faults", False))
+
+
 def cmd_check_app(args: argparse.Namespace) -> int:
     app, steps, named = workload(args)
     settings = settings_of(args)
@@ -186,7 +238,7 @@ def cmd_check_app(args: argparse.Namespace) -> int:
     report = folder / report_page.REPORT
     try:
         with KafkaCluster(settings) as cluster:
-            verdict = check(cluster, app, steps, folder, title, story)
+            verdict = check(cluster, app, steps, folder, title, story, with_reference=wants_reference(args))
     except ContractError as exc:
         if args.junit:
             say(f"junit: {junit.write(junit.app_run(title, None, report, str(exc)), Path(args.junit))}")

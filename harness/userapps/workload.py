@@ -114,13 +114,15 @@ def user_apps(
     output_topic: str,
     instances: int = 1,
     idle_timeout_s: float = IDLE_TIMEOUT_S,
+    links: str = APP_LINKS,
 ) -> UserApps:
-    """Instances ``app-1`` … of ``command`` (not started), each with the contract's environment."""
+    """Instances ``app-1`` … of ``command`` (not started), each with the contract's environment,
+    reaching the brokers through the listener ``links``."""
     group, prefix = contract.group_id(output_topic), contract.transactional_id_prefix(output_topic)
     progress = GroupProgress(
         cluster.bootstrap_servers(), cluster.client_config(), group, source.topic, source.targets, output_topic
     )
-    bootstrap = cluster.bootstrap_servers(APP_LINKS)
+    bootstrap = cluster.bootstrap_servers(links)
 
     def command_line(spec_path: Path, spec: dict[str, Any]) -> list[str]:
         return list(command)  # the user's, as given, in every incarnation
@@ -180,7 +182,14 @@ class UserAppWorkload:
         cluster.create_topic(self.output_topic, self.partitions, config=side.topic_config)
         source = write_input(cluster, run_dir, self.input_topic, self.inputs, self.partitions, side.topic_config)
         users = user_apps(
-            cluster, run_dir, list(self.command), source, self.output_topic, self.instances, self.idle_timeout_s
+            cluster,
+            run_dir,
+            list(self.command),
+            source,
+            self.output_topic,
+            self.instances,
+            self.idle_timeout_s,
+            side.own_links,
         )
         return app_plan(users, run_dir, self.naming, self.view)
 

@@ -45,12 +45,18 @@ def java_app(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
 
 
 def _run(
-    cluster: KafkaCluster, tmp_path: Path, command: list[str], steps: schedules.StepsFor | None = None, **more: Any
+    cluster: KafkaCluster,
+    tmp_path: Path,
+    command: list[str],
+    steps: schedules.StepsFor | None = None,
+    with_reference: bool = False,
+    **more: Any,
 ) -> VariantVerdict:
     suffix = uuid.uuid4().hex[:6]
     app = UserAppWorkload(tuple(command), f"orders-{suffix}", f"enriched-{suffix}", **{"inputs": INPUTS, **more})
     folder = run_folder(tmp_path)
-    verdict = check(cluster, app, steps or schedules.default(app.inputs), folder, "test", "a test")
+    steps = steps or schedules.default(app.inputs)
+    verdict = check(cluster, app, steps, folder, "test", "a test", with_reference=with_reference)
     assert (folder / "report.html").exists() and (folder / "app" / "verdict.json").exists()
     return verdict
 
@@ -96,9 +102,14 @@ def test_the_python_example_under_b1s_schedule(cluster: KafkaCluster, tmp_path: 
     started = time.monotonic()
     # Half of B1's input: still enough that the app commits three more times after each restart.
     command = [*PYTHON_APP, *(["--bug", bug] if bug else [])]
-    verdict = _run(cluster, tmp_path, command, steps, inputs=pipeline.inputs // 2, partitions=pipeline.partitions)
+    half = pipeline.inputs // 2
+    verdict = _run(cluster, tmp_path, command, steps, True, inputs=half, partitions=pipeline.partitions)
     print(f"python {bug or 'fixed'} under B1: {side_outcome(verdict)} in {time.monotonic() - started:.1f}s")
     assert _windows_caught(verdict) == 3, verdict.context["faults"]
+    # The reference at-least-once app ran beside it under the same three windows, and repeated.
+    assert verdict.context["reference"]["repeated"] > 0, verdict.context["reference"]
+    folder = Path(verdict.context["run_dir"]).parent
+    assert (folder / "reference" / "verdict.json").exists() and "reference" in (folder / "report.html").read_text()
     if passes:
         assert verdict.passed, verdict.reasons
     else:
