@@ -46,7 +46,7 @@ from harness.report import page as report_page
 from harness.report.run_folder import APP_SIDE
 from harness.runner import judge_side
 from harness.settings import Settings
-from harness.userapps.app import GroupProgress
+from harness.userapps.app import GroupProgress, Progress
 from harness.userapps.contract import Naming
 from harness.userapps.output import SINK_FINDINGS
 from harness.userapps.workload import (
@@ -151,16 +151,25 @@ class RunningApp:
 
     def wait_for_outputs(self, records: int, timeout_s: float = 60) -> None:
         """Until the output topic holds ``records`` records (committed or not): mid-stream."""
+        self._wait(
+            lambda p: p.outputs >= records, f"{self.apps.output_topic} did not reach {records} records", timeout_s
+        )
+
+    def wait_caught_up(self, timeout_s: float = 60) -> None:
+        """Until the app's group has committed the offset of every input: done with its input."""
+        self._wait(lambda p: p.caught_up, f"group {self.apps.group} did not commit every input's offset", timeout_s)
+
+    def _wait(self, done: Callable[[Progress], bool], failure: str, timeout_s: float) -> None:
         deadline = time.monotonic() + timeout_s
         progress = self.apps.progress
         assert progress is not None  # kafka_app's apps always have their group watched
-        while progress.look().outputs < records:
+        while not done(progress.look()):
             crashed = [r for app in self.apps.apps for r in app.crashes()]
             if crashed:
                 r = crashed[0]
                 pytest.fail(f"{r['app']} exited {r['exit']}: {r.get('last_line', '')}", pytrace=False)
             if time.monotonic() > deadline:
-                pytest.fail(f"{self.apps.output_topic} did not reach {records} records in {timeout_s:.0f}s")
+                pytest.fail(f"{failure} in {timeout_s:.0f}s")
             time.sleep(0.2)
 
 

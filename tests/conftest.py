@@ -50,7 +50,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
     Then the slow ones go first, the scenario pairs (a minute or two each) before the other
     cluster and JVM tests: xdist hands tests out in this order as workers come free, so the
-    seconds-long tests that need neither fill the end of the run on both workers instead of
+    seconds-long tests that need neither fill the end of the run on every worker instead of
     one worker finishing a two-minute pair alone."""
     for item in items:
         for fixture in ("cluster", "spark"):
@@ -65,7 +65,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items.sort(key=cost)
 
 
-# `make test` runs on two xdist workers, each with its own session cluster. A module that
+# `make test` runs on three xdist workers (the Makefile's TEST_WORKERS), each with its own session cluster. A module that
 # starts a costly JVM session once (a module-scoped fixture) is one unit of work, so only one
 # worker pays for it; every other test is scheduled on its own. (Not xdist's own
 # `--dist loadgroup`: its group marks rename test ids in a way pytest 9.2 ignores.)

@@ -47,6 +47,20 @@ def test_offsets_committed_outside_the_transaction_are_caught(
     assert counts["sink_repeated"] + counts["sink_missing"] > 0, str(caught.value)
 
 
+def test_faults_after_the_app_caught_up_prove_nothing(kafka_cluster, eos_input, kafka_app, faults, assert_exactly_once):
+    orders = eos_input("orders", ORDERS)
+    enriched = kafka_cluster.create_topic("orders-enriched")
+    app = kafka_app(APP, orders, enriched)
+    app.wait_caught_up()  # every order's offset committed: nothing left in hand
+    with faults(kill(App(app.name))):
+        time.sleep(1)
+    # No fault hit the app with work in hand: the check proves nothing, and says so.
+    with pytest.raises(ExactlyOnceViolation, match="inconclusive") as caught:
+        assert_exactly_once(input=orders, output=enriched)
+    assert "no fault hit the app with work in hand" in str(caught.value), str(caught.value)
+    assert sum(caught.value.counts.values()) == 0
+
+
 def test_reading_aborted_orders_is_caught(kafka_cluster, eos_input, kafka_app, assert_exactly_once):
     orders = eos_input("orders", ORDERS)
     enriched = kafka_cluster.create_topic("orders-enriched")
