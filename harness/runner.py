@@ -26,7 +26,7 @@ from typing import Any
 import pyarrow.parquet as pq
 
 from harness import stopping
-from harness.checker import anomalies
+from harness.checker import anomalies, catalogue
 from harness.checker.check import check
 from harness.cluster.kafka import OWN_LINK_LISTENERS, KafkaCluster
 from harness.faults import Faults, Schedule
@@ -115,8 +115,15 @@ def judge_side(
         )
         if plan.sink is not None:
             plan.sink.collect(cluster)
-    history = columns.load(plan.prefix_ledgers + [p for app in plan.apps for p in app.ledgers()], reads)
-    result = check(history, anomalies.CheckOptions(view=variant.consumer_view, eos_pairs=plan.eos_pairs))
+    unknown: list[str] = []  # what could not be told: the outcome is then inconclusive, never a violation
+    history: columns.History | None = None
+    try:
+        history = columns.load(plan.prefix_ledgers + [p for app in plan.apps for p in app.ledgers()], reads)
+        result = check(history, anomalies.CheckOptions(view=variant.consumer_view, eos_pairs=plan.eos_pairs))
+    except Exception as exc:  # a checker that raises tells nothing about the run
+        result = anomalies.CheckResult.unknown([d.name for d in catalogue.CATALOGUE if d.source == catalogue.HISTORY])
+        unknown.append(f"the checker raised {type(exc).__name__}: {exc}")
+        say(f"{scenario_id} {variant.name}: the checker raised {type(exc).__name__}: {exc} (outcome unknown)")
     reports = [r for app in plan.apps for r in app.reports()]
     context = {
         "kafka_version": cluster.settings.kafka_version,
@@ -145,7 +152,11 @@ def judge_side(
         "ended_at": time.time(),
     }
     if plan.sink is not None:
-        context["sink"] = plan.sink.findings(history, MAX_EXAMPLES)
+        try:
+            context["sink"] = plan.sink.findings(history, MAX_EXAMPLES)
+        except Exception as exc:  # as the checker's: unknown, not a violation
+            unknown.append(f"the {type(plan.sink).__name__} check raised {type(exc).__name__}: {exc}")
+    context["unknown"] = unknown
     verdict = judge(scenario_id, variant.name, result, variant.expect, context, variant.checks)
     (run_dir / "verdict.json").write_text(json.dumps(verdict.to_json(), indent=2))
     pq.write_table(result.anomalous_records(), run_dir / ANOMALIES_FILE)

@@ -65,10 +65,11 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items.sort(key=cost)
 
 
-# `make test` runs on three xdist workers (the Makefile's TEST_WORKERS), each with its own session cluster. A module that
-# starts a costly JVM session once (a module-scoped fixture) is one unit of work, so only one
-# worker pays for it; every other test is scheduled on its own. (Not xdist's own
-# `--dist loadgroup`: its group marks rename test ids in a way pytest 9.2 ignores.)
+# `make test` runs on three xdist workers (the Makefile's TEST_WORKERS), each with its own
+# session cluster. A module that starts a costly JVM session once (a module-scoped fixture)
+# is one unit of work, so only one worker pays for it; every other test is scheduled on its
+# own. (Not xdist's own `--dist loadgroup`: its group marks rename test ids in a way pytest
+# 9.2 ignores.)
 _ONE_WORKER_MODULES = ("tests/harness/checker/spark/test_engine.py", "tests/harness/jvm/test_spark.py")
 
 

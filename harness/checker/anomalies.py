@@ -86,6 +86,12 @@ class CheckResult:
     ledger_problems: dict[str, int]  # ledger file -> lines ignored
     notes: list[str] = field(default_factory=list)  # human detail, not part of the comparable JSON
 
+    @classmethod
+    def unknown(cls, anomalies: list[str]) -> CheckResult:
+        """The result of a check that could not be made (the checker raised): nothing found,
+        nothing counted; the verdict says why and its outcome is inconclusive, never a violation."""
+        return cls({name: Finding(0) for name in anomalies}, dict.fromkeys(STATS, 0), {})
+
     def count(self, anomaly: str) -> int:
         """0 for an anomaly the result does not hold: a verdict saved before the catalogue had it."""
         found = self.anomalies.get(anomaly)
@@ -201,6 +207,25 @@ class Context:
         return [self.h.where(int(p)) for p in self.view.pos[self.view.id == record_id][: self.n_ex]]
 
 
+# What ``stats`` counts, in its order.
+STATS = (
+    "sent",
+    "acknowledged",
+    "failed",
+    "indeterminate",
+    "indeterminate_read",
+    "transactions_committed",
+    "transactions_aborted",
+    "transactions_unknown",
+    "sessions",
+    "sessions_fenced",
+    "read_committed_records",
+    "read_uncommitted_records",
+    "markers",
+    "distinct_read",
+)
+
+
 def stats(c: Context) -> dict[str, int]:
     """What the history holds, beside its anomalies: sends by outcome, transactions by end,
     sessions, records read."""
@@ -208,22 +233,23 @@ def stats(c: Context) -> dict[str, int]:
     decided = c.committed_any | c.aborted_all  # a transaction's end decides its sends
     indeterminate = sends.invoked & ((sends.outcome == NO_OUTCOME) | (sends.outcome == INFO)) & ~decided
     ru = h.views.get("read_uncommitted")
-    return {
-        "sent": int(np.count_nonzero(sends.invoked)),
-        "acknowledged": int(np.count_nonzero(sends.outcome == OK)),
-        "failed": int(np.count_nonzero(sends.outcome == FAIL)),
-        "indeterminate": int(np.count_nonzero(indeterminate)),
-        "indeterminate_read": int(np.count_nonzero(indeterminate & c.visible)),
-        "transactions_committed": int(np.count_nonzero(h.txns.state == TXN_COMMITTED)),
-        "transactions_aborted": int(np.count_nonzero(h.txns.state == TXN_ABORTED)),
-        "transactions_unknown": int(np.count_nonzero(h.txns.state < TXN_ABORTED)),
-        "sessions": len(h.sessions.id),
-        "sessions_fenced": int(np.count_nonzero(c.fence < _NEVER)),
-        "read_committed_records": _data_rows(h.views.get("read_committed")),
-        "read_uncommitted_records": _data_rows(ru),
-        "markers": 0 if ru is None else int(np.count_nonzero(ru.markers())),
-        "distinct_read": int(np.count_nonzero(c.visible)) + len(c.phantom_ids),
-    }
+    values = (
+        int(np.count_nonzero(sends.invoked)),
+        int(np.count_nonzero(sends.outcome == OK)),
+        int(np.count_nonzero(sends.outcome == FAIL)),
+        int(np.count_nonzero(indeterminate)),
+        int(np.count_nonzero(indeterminate & c.visible)),
+        int(np.count_nonzero(h.txns.state == TXN_COMMITTED)),
+        int(np.count_nonzero(h.txns.state == TXN_ABORTED)),
+        int(np.count_nonzero(h.txns.state < TXN_ABORTED)),
+        len(h.sessions.id),
+        int(np.count_nonzero(c.fence < _NEVER)),
+        _data_rows(h.views.get("read_committed")),
+        _data_rows(ru),
+        0 if ru is None else int(np.count_nonzero(ru.markers())),
+        int(np.count_nonzero(c.visible)) + len(c.phantom_ids),
+    )
+    return dict(zip(STATS, values, strict=True))
 
 
 # --- the anomalies, one function each ---------------------------------------------------

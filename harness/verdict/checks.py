@@ -37,8 +37,9 @@ class Check:
         try:
             seen = self.seen(side)
             detail = self.detail(side) if self.detail is not None and seen is None else None
-        except (KeyError, IndexError, StopIteration, TypeError) as exc:  # what it needs is not there
-            seen, detail = f"cannot tell: {type(exc).__name__} {exc}", None
+        except Exception as exc:  # what it needs is not there: it cannot tell, which is no violation
+            cannot = f"cannot tell: {type(exc).__name__} {exc}"
+            return {"name": self.name, "why": self.why, "ok": False, "seen": cannot, "unknown": True}
         ran = {"name": self.name, "why": self.why, "ok": seen is None, "seen": seen, "of_the_fault": self.of_the_fault}
         return {**ran, "detail": detail} if detail else ran
 

@@ -24,8 +24,9 @@ A pair is:
     passed          the variant met its expectation
     reasons         why not, one line per unmet expectation
     expect          finding -> "required" | "forbidden" | "one of" | "allowed"
-    checks          [{name, why, ok, seen, of_the_fault, detail?}]: the side's other conditions
-                    (harness.verdict.checks); ``detail``: what a check that holds saw, when it says more
+    checks          [{name, why, ok, seen, of_the_fault, detail?} or {name, why, ok: false, seen,
+                    unknown: true}]: the side's other conditions (harness.verdict.checks); ``detail``:
+                    what a check that holds saw, when it says more; ``unknown``: it could not tell
     counts          finding -> count, for every finding of harness.checker.catalogue
     result          the checker's comparable output:
       anomalies       anomaly -> {count, examples: [{id, producer, session, txn, at, ...}]}
@@ -35,6 +36,8 @@ A pair is:
     notes           human detail: which ledger lines were ignored
     fault_errors    steps of the fault schedule that failed or were skipped (the variant
                     then does not pass: its fault did not happen as written)
+    unknown         what could not be told (the checker or a sink's check raised): the side
+                    does not pass, and is inconclusive unless it also shows a violation
     kafka_version   the brokers' Kafka release (the side's pin, ``--kafka-version`` or the default)
     client          the apps' client: "librdkafka" (confluent-kafka, the Python apps) or "java"
                     (Kafka's Java client; a Streams app's kafka-streams)
@@ -100,6 +103,9 @@ ALLOWED = "allowed"
 RULES = (REQUIRED, FORBIDDEN, ONE_OF, ALLOWED)
 # How a reason says a step of the fault schedule failed (not a finding: the fault did not happen as written).
 FAULT_ERROR = "fault schedule error: "
+# How a reason says what could not be told (a checker that raised): never a violation.
+UNKNOWN = "unknown: "
+CHECK_FAILED = "check failed: "
 # A side's document holds these, and its context besides (VariantVerdict.to_json).
 JUDGED_KEYS = ("schema", "scenario", "variant", "passed", "reasons", "expect", "counts", "result", "notes", "checks")
 
@@ -160,18 +166,25 @@ class VariantVerdict:
         }
 
 
+def violated(side: VariantVerdict) -> bool:
+    """Whether the side shows a violation: an expectation unmet, or a check failed that asks
+    neither for the fault to have done its part nor could not tell. As Jepsen combines
+    results: a violation beats an unknown, which beats a pass."""
+    checks = [c for c in side.checks if not c["ok"] and not c.get("of_the_fault") and not c.get("unknown")]
+    expectations = [r for r in side.reasons if not r.startswith((FAULT_ERROR, UNKNOWN, CHECK_FAILED))]
+    return bool(checks or expectations)
+
+
 def side_outcome(side: VariantVerdict) -> str:
-    """A side judged alone: inconclusive when a fault did not happen as written, or when all it
-    failed are checks that its fault did its part (nothing was proven either way); else passed
-    or failed. A violation beats an unproven fault: found anomalies fail the side."""
+    """A side judged alone: inconclusive when a fault did not happen as written; else passed, or
+    failed when it shows a violation, or inconclusive when all it failed is what could not be
+    told (a checker that raised, a check that cannot tell) or checks that its fault did its
+    part (nothing was proven either way)."""
     if side.context.get("fault_errors"):
         return "inconclusive"
     if side.passed:
         return "passed"
-    unmet = [c for c in side.checks if not c["ok"]]
-    if unmet and all(c.get("of_the_fault") for c in unmet) and len(side.reasons) == len(unmet):
-        return "inconclusive"
-    return "failed"
+    return "failed" if violated(side) else "inconclusive"
 
 
 @dataclass
@@ -188,8 +201,8 @@ class PairVerdict:
             return "inconclusive"  # the fault did not happen as written
         if self.research:  # its sides fail only by their checks: what the research needs to have happened
             return "reported" if self.control.passed and self.guarantee.passed else "inconclusive"
-        if not self.guarantee.passed:
-            return "failed"
+        if not self.guarantee.passed:  # a guarantee that only could not be told proves nothing either way
+            return "failed" if violated(self.guarantee) else "inconclusive"
         return "passed" if self.control.passed else "inconclusive"
 
     @classmethod

@@ -10,7 +10,7 @@ from typing import Any
 from harness.checker import catalogue
 from harness.checker.anomalies import CheckResult
 from harness.verdict.checks import Check
-from harness.verdict.document import FAULT_ERROR, FORBIDDEN, ONE_OF, REQUIRED, VariantVerdict
+from harness.verdict.document import CHECK_FAILED, FAULT_ERROR, FORBIDDEN, ONE_OF, REQUIRED, UNKNOWN, VariantVerdict
 
 
 def judge(
@@ -29,12 +29,13 @@ def judge(
             verdict.reasons.append(f"expected {anomaly} anomalies, found none")
         elif rule == FORBIDDEN and n > 0:
             verdict.reasons.append(f"found {n} {anomaly} anomalies, none allowed")
-    # A fault that did not happen as written proves nothing either way.
+    # A fault that did not happen as written proves nothing either way; nor does a check that could not be made.
     verdict.reasons.extend(f"{FAULT_ERROR}{e}" for e in context.get("fault_errors", []))
+    verdict.reasons.extend(f"{UNKNOWN}{e}" for e in context.get("unknown", []))
     any_of = [a for a, rule in expect.items() if rule == ONE_OF]
     if any_of and not any(verdict.count(a) for a in any_of):
         verdict.reasons.append(f"expected one of {', '.join(any_of)}, found none")
     verdict.checks = [check.run(verdict) for check in checks]
-    verdict.reasons += [f"check failed: {c['name']}: {c['seen']} ({c['why']})" for c in verdict.checks if not c["ok"]]
+    verdict.reasons += [f"{CHECK_FAILED}{c['name']}: {c['seen']} ({c['why']})" for c in verdict.checks if not c["ok"]]
     verdict.passed = not verdict.reasons
     return verdict

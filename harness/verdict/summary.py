@@ -43,6 +43,7 @@ def side_lines(v: VariantVerdict) -> list[str]:
         lines.append(f"            ledger {problem}: {n} line(s) ignored")
     lines.extend(f"            {line}" for line in _workload_lines(v.context.get("workload", [])))
     lines.extend(f"            fault schedule error: {e}" for e in v.context.get("fault_errors", []))
+    lines.extend(f"            unknown: {e}" for e in v.context.get("unknown", []))
     for c in v.checks:
         said = f" ({c['detail']})" if c.get("detail") else ""
         lines.append(

@@ -10,7 +10,17 @@ import pytest
 
 from harness.checker.anomalies import CheckResult, Finding
 from harness.checker.catalogue import ANOMALIES
-from harness.verdict.document import ALLOWED, FORBIDDEN, ONE_OF, REQUIRED, RULES, PairVerdict, VariantVerdict
+from harness.verdict.checks import Check
+from harness.verdict.document import (
+    ALLOWED,
+    FORBIDDEN,
+    ONE_OF,
+    REQUIRED,
+    RULES,
+    PairVerdict,
+    VariantVerdict,
+    side_outcome,
+)
 from harness.verdict.judge import judge
 
 HISTORY, CLIENT, SINK = "duplicate", "app_fenced", "sink_missing"  # one finding of each source
@@ -165,3 +175,35 @@ def test_pair_outcome_over_every_combination(
 def test_pair_outcomes_spelt_out(control: tuple[bool, bool], guarantee: tuple[bool, bool], outcome: str) -> None:
     pair = PairVerdict("X1", "title", _variant("control", *control), _variant("guarantee", *guarantee))
     assert pair.outcome == outcome
+
+
+# --- what could not be told ---------------------------------------------------------------------
+
+
+def _told(unknown: list[str], duplicates: int = 0, checks: tuple[Check, ...] = ()) -> VariantVerdict:
+    context = {**_context(), "unknown": unknown}
+    return judge("X1", "guarantee", _result(duplicate=duplicates), {HISTORY: FORBIDDEN}, context, checks)
+
+
+def _cannot_tell(side: VariantVerdict) -> str | None:
+    return side.context["workload"][5]["exit"]  # no such report: an IndexError
+
+
+@pytest.mark.parametrize(
+    ("side", "outcome"),
+    [
+        (lambda: _told(["the checker raised ValueError: boom"]), "inconclusive"),
+        (lambda: _told([], checks=(Check("exits", "why", _cannot_tell),)), "inconclusive"),
+        (lambda: _told(["the checker raised ValueError: boom"], duplicates=2), "failed"),  # a violation beats it
+        (lambda: _told([], duplicates=2, checks=(Check("exits", "why", _cannot_tell),)), "failed"),
+    ],
+    ids=["checker raised", "check cannot tell", "and a violation", "cannot tell and a violation"],
+)
+def test_what_could_not_be_told_is_inconclusive_never_a_violation(side: Any, outcome: str) -> None:
+    guarantee = side()
+    assert not guarantee.passed
+    assert side_outcome(guarantee) == outcome
+    control = _variant("control", True, False)
+    assert PairVerdict("X1", "title", control, guarantee).outcome == outcome
+    said = " ".join(guarantee.reasons)
+    assert "unknown: the checker raised ValueError: boom" in said or "cannot tell: IndexError" in said
