@@ -342,10 +342,13 @@ class KafkaCluster:
             if err is not None:
                 refused.append(err.str())
 
-        for p in range(len(brokers)):
-            producer.produce(name, b"", partition=p, on_delivery=delivered)
-        if producer.flush(timeout_s) or refused:
-            raise HarnessError(f"brokers did not apply the cluster's metadata within {timeout_s:g} s: {refused}")
+        try:
+            for p in range(len(brokers)):
+                producer.produce(name, b"", partition=p, on_delivery=delivered)
+            if producer.flush(timeout_s) or refused:
+                raise HarnessError(f"brokers did not apply the cluster's metadata within {timeout_s:g} s: {refused}")
+        finally:
+            producer.close()  # not left to a traceback that outlives the cluster
         self.admin().delete_topics([name])
 
     def admin(self) -> AdminClient:
@@ -382,7 +385,10 @@ class KafkaCluster:
         coordinator: a throwaway producer asks, so who coordinates which transactional.id is
         known before any app starts."""
         producer = Producer(self._own_client({"transactional.id": "__harness_transaction_log"}))
-        producer.init_transactions(timeout_s)
+        try:
+            producer.init_transactions(timeout_s)
+        finally:
+            producer.close()
 
     def ensure_offsets_topic(self, timeout_s: float = 60) -> None:
         """Kafka creates ``__consumer_offsets`` when a group's coordinator is first asked for: a

@@ -33,8 +33,11 @@ def produce_once(cluster: KafkaCluster, topic: str, size: int = 100, acks: str =
     )
     errors: list[str] = []
     started = time.monotonic()
-    producer.produce(topic, b"x" * size, on_delivery=lambda err, msg: err and errors.append(err.name()))
-    left = producer.flush(PROBE_TIMEOUT_S + 2)
+    try:
+        producer.produce(topic, b"x" * size, on_delivery=lambda err, msg: err and errors.append(err.name()))
+        left = producer.flush(PROBE_TIMEOUT_S + 2)
+    finally:
+        producer.close()
     elapsed = time.monotonic() - started
     if left or errors:
         raise RuntimeError(f"produce failed after {elapsed:.1f}s: {errors or 'not delivered'}")
@@ -180,5 +183,4 @@ def test_bytes_sent_before_the_client_gave_up_still_arrive_late(cluster: KafkaCl
         # timed: a busy machine appends it late.
         wait_until(end, lambda n: n == 2, 60, "the record whose send failed written after all")
     finally:
-        producer.purge()
-        del producer  # librdkafka's threads and connections end with the last reference
+        producer.close()  # not left to a failed test's traceback, which outlives the cluster

@@ -39,6 +39,8 @@ def test_read_committed_waits_for_an_open_transaction_and_reads_what_was_committ
         reads = readback.read_back(cluster.bootstrap_servers(), [topic], tmp_path / "reads", timeout_s=60)
     finally:
         ends.join()
+        stuck.close()  # every client closed before the test can fail: none outlives the cluster
+        committed.close()
     views = columns.load([], reads).views
     assert sorted(views["read_committed"].id.tolist()) == [2, 3, 4, 5, 6]
     assert sorted(i for i in views["read_uncommitted"].id.tolist() if i > 0) == [1, 2, 3, 4, 5, 6]
