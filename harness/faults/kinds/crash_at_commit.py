@@ -73,6 +73,7 @@ class Window(SelfEnding):
         self._stop = threading.Event()
         self._lock = threading.Lock()
         self._armed: list[tuple[str, str]] = []
+        self.error = ""
         self._thread = threading.Thread(target=self._run, name=f"crash-at-commit-{self.app.name}", daemon=True)
 
     def start(self) -> Window:
@@ -84,6 +85,8 @@ class Window(SelfEnding):
             for _ in range(self.spec.params["times"]):
                 if not self._one_window():
                     break
+        except Exception as exc:  # Toxiproxy or the app failed us: said in the record, not lost with the thread
+            self.error = f"{type(exc).__name__}: {exc}"
         finally:
             self._disarm()
             self.ended.set()
@@ -151,10 +154,11 @@ class Window(SelfEnding):
         wanted = self.spec.params["times"]
         if len(self.windows) < wanted:
             # Nothing was proven where no window was caught: the schedule reports it (inconclusive).
-            found["missed"] = (
-                f"{self.app.name} was caught at {len(self.windows)} of {wanted} commits: it finished or stopped "
-                "before its next commit (more input, or an earlier --after, gives the fault its window)"
+            why = self.error or (
+                "it finished or stopped before its next commit (more input, or an earlier after, gives the fault "
+                "its window)"
             )
+            found["missed"] = f"{self.app.name} was caught at {len(self.windows)} of {wanted} commits: {why}"
         return found
 
 
