@@ -142,7 +142,9 @@ def judge_side(
         "client_package": plan.client_package,
         "client_pin": variant.client,
         # The releases the apps said they ran on (librdkafka's, kafka-clients'): one, normally.
-        "client_ran": sorted({r["client_version"] for r in reports if r.get("client_version")}),
+        "client_ran": sorted(
+            {r["client_version"] for r in reports if r.get("client_version") and r["app"] not in plan.helpers}
+        ),
         "faults": faults.records(),
         "fault_errors": fault_errors,
         "run_dir": str(run_dir),

@@ -140,4 +140,5 @@ def _again(args: argparse.Namespace, app: UserAppWorkload, run_dir: Path) -> str
     for flag, value in (("--extract", args.extract), ("--kafka-version", args.kafka_version)):
         argv += [flag, value] if value else []
     argv += ["--no-reference"] if args.no_reference else []
+    argv += ["--input", "live" if app.live_input else "before"]
     return shlex.join([*argv, "--schedule", str(run_dir / "schedule.json")])

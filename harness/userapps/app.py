@@ -21,6 +21,7 @@ import subprocess
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -59,11 +60,15 @@ class GroupProgress:
         login: dict[str, str],
         group: str,
         input_topic: str,
-        targets: dict[int, int],
+        targets: dict[int, int] | None,
         output_topic: str,
+        targets_later: Callable[[], dict[int, int] | None] | None = None,
     ) -> None:
-        """``targets``: per input partition, the offset after its last committed record."""
+        """``targets``: per input partition, the offset after its last committed record; None
+        while a live input is being written: ``targets_later`` gives them once it is (until
+        then the group is never caught up)."""
         self.group, self.input_topic, self.output_topic, self.targets = group, input_topic, output_topic, targets
+        self._targets_later = targets_later
         self._config = {
             "bootstrap.servers": bootstrap,
             "group.id": group,  # asks for the group's offsets; never subscribes, so never joins it
@@ -107,12 +112,16 @@ class GroupProgress:
             total = sum(max(0, offset) for offset in committed.values())
             if (total, outputs) != self._last:
                 self._last, self.last_change = (total, outputs), time.monotonic()
-            caught_up = all(committed.get(p, -1) >= target for p, target in self.targets.items())
+            targets = self.targets
+            caught_up = targets is not None and all(committed.get(p, -1) >= t for p, t in targets.items())
             self.samples.append({"at": time.time(), "committed": total, "caught_up": caught_up, "outputs": outputs})
             return Progress(total, caught_up, outputs)
 
     def _ask(self, consumer: Consumer) -> tuple[dict[int, int], int]:
-        asked = [TopicPartition(self.input_topic, p) for p in sorted(self.targets)]
+        if self.targets is None and self._targets_later is not None:
+            self.targets = self._targets_later()
+        partitions = consumer.list_topics(self.input_topic, timeout=_CALL_TIMEOUT_S).topics[self.input_topic].partitions
+        asked = [TopicPartition(self.input_topic, p) for p in sorted(self.targets or partitions)]
         committed = {tp.partition: tp.offset for tp in consumer.committed(asked, timeout=_CALL_TIMEOUT_S)}
         meta = consumer.list_topics(self.output_topic, timeout=_CALL_TIMEOUT_S).topics[self.output_topic]
         outputs = sum(

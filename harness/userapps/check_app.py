@@ -94,7 +94,8 @@ def _beside_the_reference(
     the user's judged again with what the reference showed."""
     twin = reference.workload(app)
     story = f"The reference at-least-once app ({' '.join(twin.command)}) under the schedule of: {title}"
-    ref_scenario = Scenario(APP_ID, title, story, twin, schedule, reference.VARIANT, reference.VARIANT)
+    aimed = reference.schedule_for(schedule, app, twin)
+    ref_scenario = Scenario(APP_ID, title, story, twin, aimed, reference.VARIANT, reference.VARIANT)
 
     def theirs() -> VariantVerdict:
         return run_variant(cluster, ref_scenario, reference.VARIANT, folder / reference.VARIANT.name, reference.LINKS)
@@ -125,6 +126,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     sp.add_argument("--output-topic", required=True, help="the topic your app writes its outputs to")
     sp.add_argument("--instances", type=int, default=1, help="instances run at once, in one group (default 1)")
     sp.add_argument("--inputs", type=int, help="input records (default 1000, or the --like scenario's)")
+    sp.add_argument(
+        "--input",
+        choices=("live", "before"),
+        help="write the input while your app runs, in bursts and pauses (live: the default with --like and "
+        "--explore), or all of it before it starts (before: the default otherwise)",
+    )
     sp.add_argument("--partitions", type=int, help="partitions of both topics (default 3, or the scenario's)")
     faults = sp.add_mutually_exclusive_group()
     faults.add_argument("--like", metavar="SCENARIO", help="use that scenario's fault schedule (e.g. B1)")
@@ -205,6 +212,7 @@ def workload(args: argparse.Namespace) -> tuple[UserAppWorkload, StepsFor, str]:
         naming=Naming(args.extract or ""),
         view=args.output_isolation,
         idle_timeout_s=args.idle_timeout,
+        live_input=args.input == "live" or (args.input is None and bool(args.like or getattr(args, "explore", 0))),
     )
     return app, steps, named
 

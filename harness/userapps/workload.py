@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import tempfile
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,7 +36,8 @@ from harness.userapps.output import SINK_FINDINGS, AppOutput
 from harness.verdict.checks import Check
 from harness.verdict.document import FORBIDDEN, VariantVerdict
 from harness.workloads.base import Plan, Side
-from harness.workloads.input import INPUT_PRODUCER, fill
+from harness.workloads.input import INPUT_PRODUCER, Pace, fill, input_app
+from harness.workloads.process import AppProcess
 from harness.workloads.producer import ProducerWorkload
 
 # The input's transactions: this many records each, every ABORT_EVERY-th aborted, so an app
@@ -48,6 +50,9 @@ INPUT_ABORT_EVERY = 5
 IDLE_TIMEOUT_S = 60.0
 # The apps' budget: their inputs at a slow pace, plus starts, rebalances and the idle wait.
 _INPUTS_PER_S, _SLACK_S = 10, 300
+# How a live input is written: 500 records a second in bursts of 250, two seconds apart (2000
+# inputs: about 20 s), so the app reaches the end of its partitions again and again.
+LIVE = Pace(rate_per_s=500.0, burst=250, pause_s=2.0)
 # The listener the apps reach the brokers through: a fault on OWN_LINKS hits them alone.
 APP_LINKS = OWN_LINK_LISTENERS[0]
 USER_APP_CLIENT = "your app"  # what the verdict and report name as the apps' client
@@ -56,20 +61,30 @@ USER_APP_CLIENT = "your app"  # what the verdict and report name as the apps' cl
 @dataclass(frozen=True)
 class Input:
     """An input written for a user's app: its topic, the ledgers of its writer, and per partition
-    the offset after its last committed record (where a caught-up group's offsets are)."""
+    the offset after its last committed record (where a caught-up group's offsets are). A live
+    input is still to be written, by ``writer`` beside the app: its ledgers come with the
+    writer's, and its ``targets`` once the writer is done (``targets_when_written``)."""
 
     topic: str
     partitions: int
     written: int
     ledgers: list[Path]
-    targets: dict[int, int]
+    targets: dict[int, int] | None
+    writer: AppProcess | None = None
 
 
 def write_input(
-    cluster: KafkaCluster, run_dir: Path, topic: str, count: int, partitions: int, config: dict[str, str] | None = None
+    cluster: KafkaCluster,
+    run_dir: Path,
+    topic: str,
+    count: int,
+    partitions: int,
+    config: dict[str, str] | None = None,
+    live: Pace | None = None,
 ) -> Input:
     """Create ``topic`` and fill it with ``count`` records in transactions (every
-    ``INPUT_ABORT_EVERY``-th aborted), each carrying its id in its value and its header."""
+    ``INPUT_ABORT_EVERY``-th aborted), each carrying its id in its value and its header; with
+    ``live``, only make its writer, which the app's plan starts beside the app, writing at that pace."""
     cluster.create_topic(topic, partitions, config=config)
     records = ProducerWorkload(
         count=count,
@@ -79,14 +94,33 @@ def write_input(
         source_header=True,
     )
     writer = {**INPUT_PRODUCER, "transactional.id": f"{topic}-input-{uuid.uuid4().hex[:6]}"}
+    if live is not None:
+        return Input(topic, partitions, count, [], None, input_app(cluster, run_dir, topic, records, writer, live))
     ledgers = fill(cluster, run_dir, topic, records, writer)
+    return Input(topic, partitions, count, ledgers, committed_ends(cluster, topic, partitions))
+
+
+def committed_ends(cluster: KafkaCluster, topic: str, partitions: int) -> dict[int, int]:
+    """Per partition of ``topic``, the offset after its last committed record."""
     with tempfile.TemporaryDirectory(prefix="input-") as tmp:
         reads = read_back(cluster.bootstrap_servers(), [topic], Path(tmp), login=cluster.client_config())
         committed = pq.read_table(view_path(reads, "read_committed"), columns=["partition", "offset"])
     targets = dict.fromkeys(range(partitions), 0)
     for partition, offset in zip(committed["partition"].to_pylist(), committed["offset"].to_pylist(), strict=True):
         targets[partition] = max(targets[partition], offset + 1)
-    return Input(topic, partitions, count, ledgers, targets)
+    return targets
+
+
+def targets_when_written(cluster: KafkaCluster, source: Input) -> Callable[[], dict[int, int] | None]:
+    """The input's targets once its live writer has finished writing it (None until then)."""
+
+    def targets() -> dict[int, int] | None:
+        writer = source.writer
+        if writer is None or not writer.incarnations or writer.current.proc.poll() != 0:
+            return None
+        return committed_ends(cluster, source.topic, source.partitions)
+
+    return targets
 
 
 @dataclass
@@ -120,7 +154,13 @@ def user_apps(
     reaching the brokers through the listener ``links``."""
     group, prefix = contract.group_id(output_topic), contract.transactional_id_prefix(output_topic)
     progress = GroupProgress(
-        cluster.bootstrap_servers(), cluster.client_config(), group, source.topic, source.targets, output_topic
+        cluster.bootstrap_servers(),
+        cluster.client_config(),
+        group,
+        source.topic,
+        source.targets,
+        output_topic,
+        targets_when_written(cluster, source),
     )
     bootstrap = cluster.bootstrap_servers(links)
 
@@ -141,9 +181,10 @@ def user_apps(
 
 def app_plan(users: UserApps, run_dir: Path, naming: Naming, view: str = "read_committed") -> Plan:
     """What the runner runs, reads back (the input; the output as the sink) and judges."""
+    writers = [users.input.writer] if users.input.writer is not None else []  # a live input's, first
     return Plan(
-        list(users.apps),
-        list(users.apps),
+        [*writers, *users.apps],
+        [*writers, *users.apps],
         topics=[users.input.topic],
         main_topic=users.output_topic,
         partitions=users.input.partitions,
@@ -155,11 +196,12 @@ def app_plan(users: UserApps, run_dir: Path, naming: Naming, view: str = "read_c
             "outputs name inputs by": naming.describe(),
             "output read as": view,
         },
-        budget_s=users.input.written / _INPUTS_PER_S + _SLACK_S,
+        budget_s=users.input.written / _INPUTS_PER_S + _SLACK_S + (LIVE.seconds(users.input.written) if writers else 0),
         prefix_ledgers=users.input.ledgers,
         transactional_ids=users.transactional_ids,
         sink=AppOutput(users.input.topic, users.output_topic, run_dir, naming, view, users.progress),
         client=USER_APP_CLIENT,
+        helpers=tuple(w.name for w in writers),
     )
 
 
@@ -176,11 +218,14 @@ class UserAppWorkload:
     naming: Naming = field(default_factory=Naming)
     view: str = "read_committed"
     idle_timeout_s: float = IDLE_TIMEOUT_S
+    # The input written while the app runs, in bursts and pauses (``LIVE``), rather than before it starts.
+    live_input: bool = False
 
     def plan(self, side: Side) -> Plan:
         cluster, run_dir = side.cluster, side.run_dir
         cluster.create_topic(self.output_topic, self.partitions, config=side.topic_config)
-        source = write_input(cluster, run_dir, self.input_topic, self.inputs, self.partitions, side.topic_config)
+        live = LIVE if self.live_input else None
+        source = write_input(cluster, run_dir, self.input_topic, self.inputs, self.partitions, side.topic_config, live)
         users = user_apps(
             cluster,
             run_dir,

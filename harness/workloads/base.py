@@ -64,6 +64,9 @@ class Plan:
     client_version: str = ""  # the release its apps were given (confluent-kafka, kafka-clients, kafka-streams)
     client_requested: str = ""  # the release the workload asked for; "": the default
     client_package: str = "confluent-kafka"  # what client_version is the release of
+    # Names among ``apps`` that are the harness's own (a live input's writer): the release their
+    # client ran is not the apps' (the verdict's ``client_ran``).
+    helpers: tuple[str, ...] = ()
 
 
 class Workload(Protocol):

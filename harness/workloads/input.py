@@ -4,7 +4,7 @@ history. It is the harness's own writer, whatever client the pipeline's apps run
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -19,11 +19,36 @@ INPUT_RATE_PER_S = 5000.0
 _SLACK_S = 120
 
 
+@dataclass(frozen=True)
+class Pace:
+    """How a live input is written: bursts of ``burst`` records at ``rate_per_s``, each followed
+    by a pause of ``pause_s``, so its readers catch up and reach its end again and again."""
+
+    rate_per_s: float = 500.0
+    burst: int = 250
+    pause_s: float = 2.0
+
+    def seconds(self, count: int) -> float:
+        """How long writing ``count`` records takes."""
+        return count / self.rate_per_s + (max(0, count - 1) // self.burst) * self.pause_s
+
+
 def input_app(
-    cluster: KafkaCluster, run_dir: Path, topic: str, w: ProducerWorkload, config: dict[str, Any]
+    cluster: KafkaCluster,
+    run_dir: Path,
+    topic: str,
+    w: ProducerWorkload,
+    config: dict[str, Any],
+    pace: Pace | None = None,
 ) -> AppProcess:
-    """The app that writes ``w``'s records into ``topic``, at ``w``'s rate, as session 1."""
+    """The app that writes ``w``'s records into ``topic``, at ``w``'s rate (or at ``pace``), as session 1."""
     spec_for = producer_spec(cluster.bootstrap_servers(), topic, w, config, 1, cluster.client_config())
+    if pace is not None:
+        steady = spec_for
+
+        def spec_for(ledger: Path, earlier: list[Path]) -> dict[str, Any]:
+            return {**steady(ledger, earlier), **asdict(pace)}
+
     return AppProcess("input", run_dir, spec_for, python_app(PYTHON_APP))
 
 

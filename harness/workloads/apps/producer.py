@@ -63,6 +63,10 @@ class ProducerSpec:
     session: int = 1  # the app's session: its record ids carry it, restarts continue it
     count: int = 2000
     rate_per_s: float = 200.0
+    # Sent in bursts of this many records at the rate, each followed by a pause of pause_s
+    # (0: steady): a live input, whose readers reach its end again and again.
+    burst: int = 0
+    pause_s: float = 0.0
     chunk: int = 1000  # at most this many records per ledger write and produce() burst (module doc)
     value_bytes: int = 100
     keys: int = 0  # 0: no key (sticky partitioning); n: keys k0..k(n-1) round robin
@@ -165,15 +169,31 @@ class _Sender:
         spec, done = self.spec, 0
         while done < len(seqs) and (done == 0 or time.monotonic() < until):
             late_s = time.monotonic() - self.started
-            due = min(int(late_s * spec.rate_per_s) + 1 - self.sent, spec.chunk, len(seqs) - done)
+            due = min(self._due_by(late_s) - self.sent, spec.chunk, len(seqs) - done)
             if due <= 0:  # the next record is not due yet: serve callbacks meanwhile
-                self.poll(self.sent / spec.rate_per_s - late_s)
+                self.poll(self._due_at(self.sent) - late_s)
                 continue
             self._chunk(seqs[done : done + due], txn)
             done += due
             self.sent += due
             self.poll(0)
         return done
+
+    def _due_by(self, late_s: float) -> int:
+        """How many records have fallen due ``late_s`` seconds after the start."""
+        spec = self.spec
+        if not spec.burst:
+            return int(late_s * spec.rate_per_s) + 1
+        cycles, within = divmod(late_s, spec.burst / spec.rate_per_s + spec.pause_s)
+        return int(cycles) * spec.burst + min(spec.burst, int(within * spec.rate_per_s) + 1)
+
+    def _due_at(self, n: int) -> float:
+        """Seconds after the start at which record ``n`` (from 0) falls due."""
+        spec = self.spec
+        if not spec.burst:
+            return n / spec.rate_per_s
+        cycles, i = divmod(n, spec.burst)
+        return cycles * (spec.burst / spec.rate_per_s + spec.pause_s) + i / spec.rate_per_s
 
     def _chunk(self, seqs: list[int], txn: int | None) -> None:
         """Ledger the chunk's sends, then hand them to the client (twice, when the app bug says so)."""

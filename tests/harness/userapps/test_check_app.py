@@ -103,7 +103,10 @@ def test_the_python_example_under_b1s_schedule(cluster: KafkaCluster, tmp_path: 
     # Half of B1's input: still enough that the app commits three more times after each restart.
     command = [*PYTHON_APP, *(["--bug", bug] if bug else [])]
     half = pipeline.inputs // 2
-    verdict = _run(cluster, tmp_path, command, steps, True, inputs=half, partitions=pipeline.partitions)
+    # As `check-app --like B1` runs it: the input written while the app runs, the reference beside it.
+    more = {"inputs": half, "partitions": pipeline.partitions, "live_input": True}
+    verdict = _run(cluster, tmp_path, command, steps, True, **more)
+    assert any(r["app"] == "input" for r in verdict.context["workload"])  # the live input's writer ran beside it
     print(f"python {bug or 'fixed'} under B1: {side_outcome(verdict)} in {time.monotonic() - started:.1f}s")
     assert _windows_caught(verdict) == 3, verdict.context["faults"]
     # The reference at-least-once app ran beside it under the same three windows, and repeated.

@@ -13,6 +13,7 @@ from harness.checker.anomalies import CheckResult, Finding
 from harness.checker.catalogue import ANOMALIES
 from harness.faults import App, Brokers, Leader, Node, Step, blackhole, crash_at_commit, kill
 from harness.userapps import reference
+from harness.userapps.output import OutputAtLeast
 from harness.userapps.workload import APP_LINKS, APP_VARIANT, UserAppWorkload
 from harness.verdict.document import side_outcome
 from harness.verdict.judge import judge
@@ -61,3 +62,15 @@ def test_the_reference_runs_on_topics_of_its_own_with_the_user_s_sizes() -> None
 )
 def test_the_two_run_at_once_only_when_the_faults_keep_apart(steps: list[Step], apart: bool) -> None:
     assert reference.apart_from_the_app(steps) == apart
+
+
+def test_a_drawn_schedule_is_aimed_at_the_reference_s_topics() -> None:
+    app = UserAppWorkload(("my-app",), "orders-003", "enriched-003")
+    twin = reference.workload(app)
+    drawn = [
+        Step(0.0, kill(App("app-1")), 1.0, when=OutputAtLeast("enriched-003", 100)),
+        Step(2.0, blackhole(Leader("orders-003", 1)), 3.0),
+    ]
+    aimed = reference.schedule_for(lambda output: drawn, app, twin)("ignored")
+    assert aimed[0].when == OutputAtLeast("enriched-003-reference", 100) and aimed[0].fault == drawn[0].fault
+    assert aimed[1].fault.target == Leader("orders-003-reference", 1)

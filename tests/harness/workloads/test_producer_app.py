@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -16,6 +18,7 @@ from harness.history import columns
 from harness.history.records import decode_id, make_id
 from harness.workloads.apps import producer as producer_app
 from harness.workloads.apps.producer import ProducerSpec
+from harness.workloads.input import Pace
 
 
 class _Delivered:
@@ -152,3 +155,20 @@ def test_a_restart_drops_the_in_doubt_records_it_finds_committed(cluster: KafkaC
     # Seqs 30..49 as if a transaction of 30..39 and one of 40..49 (never sent) were in doubt.
     planned = replace(spec, resume={"resend": list(range(30, 50)), "in_doubt": list(range(30, 50))})
     assert producer_app._resend(planned) == list(range(40, 50))
+
+
+@pytest.mark.parametrize(("burst", "pause_s"), [(0, 0.0), (250, 2.0), (7, 0.5)])
+def test_records_fall_due_at_the_rate_in_bursts_and_pauses(burst: int, pause_s: float) -> None:
+    """A live input's pace: ``burst`` records at the rate, then a pause; steady when 0. The
+    count due by a time and the time a record falls due agree, and a burst's pause is there."""
+    sender = SimpleNamespace(spec=ProducerSpec("b", "t", "l", rate_per_s=500.0, burst=burst, pause_s=pause_s))
+    due_by = partial(producer_app._Sender._due_by, sender)
+    due_at = partial(producer_app._Sender._due_at, sender)
+    assert due_by(0.0) == 1  # the first record at once
+    for n in range(1, 2000, 13):
+        assert due_by(due_at(n) + 1e-9) >= n + 1 and due_by(due_at(n) - 1e-6) <= n
+    if burst:
+        assert due_at(burst) - due_at(burst - 1) == pytest.approx(1 / 500 + pause_s)
+        assert Pace(500.0, burst, pause_s).seconds(2 * burst) == pytest.approx(2 * burst / 500 + pause_s)
+    else:
+        assert due_at(1000) == pytest.approx(2.0)
