@@ -18,7 +18,7 @@ import signal
 import sys
 import time
 
-from confluent_kafka import Consumer, Message, Producer, TopicPartition
+from confluent_kafka import Consumer, KafkaException, Message, Producer, TopicPartition
 
 # What handling one input costs: about what a small app spends, so its batches take a while.
 WORK_S = 0.005
@@ -57,7 +57,15 @@ def main() -> int:
             time.sleep(WORK_S)
             producer.produce(env["KEH_OUTPUT_TOPIC"], (msg.value() or b"").upper(), msg.key(), headers=msg.headers())
         producer.flush()
-        consumer.commit(offsets=offsets_after(batch), asynchronous=False)  # outputs first: at-least-once
+        try:
+            consumer.commit(offsets=offsets_after(batch), asynchronous=False)  # outputs first: at-least-once
+        except KafkaException as exc:
+            if exc.args[0].fatal():
+                raise
+            # The group moved on (a rebalance, a coordinator change): whoever reads these
+            # partitions next starts from the last commit and writes the batch again, as
+            # an at-least-once app does.
+            continue
     consumer.close()
     return 0
 

@@ -125,7 +125,12 @@ def at_least_once(consumer: Consumer, env: os._Environ[str], work_ms: float) -> 
             time.sleep(work_ms / 1000)
             producer.produce(env["KEH_OUTPUT_TOPIC"], enrich(msg.value()), msg.key(), headers=msg.headers())
         producer.flush()
-        consumer.commit(offsets=offsets_after(batch), asynchronous=False)
+        try:
+            consumer.commit(offsets=offsets_after(batch), asynchronous=False)
+        except KafkaException as exc:
+            if exc.args[0].fatal():
+                raise
+            continue  # the group moved on: the batch is read again by whoever owns it now
     consumer.close()
     return 0
 

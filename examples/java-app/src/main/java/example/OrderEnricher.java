@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -20,6 +21,8 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.OutOfOrderSequenceException;
 import org.apache.kafka.common.errors.ProducerFencedException;
+import org.apache.kafka.common.errors.RebalanceInProgressException;
+import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -115,7 +118,11 @@ public final class OrderEnricher {
                             new OffsetAndMetadata(order.offset() + 1));
                     }
                     producer.flush();
-                    consumer.commitSync(next); // the batch's outputs are written; a crash now repeats them
+                    try {
+                        consumer.commitSync(next); // the batch's outputs are written; a crash now repeats them
+                    } catch (CommitFailedException | RebalanceInProgressException | RetriableException e) {
+                        // The group moved on: the batch is read again by whoever owns it now.
+                    }
                     continue;
                 }
                 producer.beginTransaction();
