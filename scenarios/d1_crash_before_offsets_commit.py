@@ -25,11 +25,10 @@ Guarantee (exactly_once_v2, read_committed downstream): one output per input, ex
 
 from dataclasses import replace
 
-from harness.faults import App, Step, crash_at_commit
 from harness.scenario import Scenario, Variant
 from harness.verdict.document import FORBIDDEN, REQUIRED
-from harness.workloads.streams import AT_LEAST_ONCE, EXACTLY_ONCE_V2, StreamsWorkload, streams_app
-from scenarios.streams_faults import KILLED_ONCE
+from harness.workloads.streams import AT_LEAST_ONCE, EXACTLY_ONCE_V2, StreamsWorkload
+from scenarios.streams_faults import KILLED_ONCE, kill_at_a_commit
 
 APP = StreamsWorkload(inputs=3000, partitions=3, keys=12, commit_interval_ms=2000, delay_ms_per_record=2.0)
 
@@ -38,7 +37,7 @@ SCENARIO = Scenario(
     title="Streams instance killed between its writes and its offsets commit: repeats and over-counts",
     story=__doc__ or "",
     workload=APP,
-    schedule=lambda topic: [Step(0.0, crash_at_commit(App(streams_app(1)), after=2), duration_s=120)],
+    schedule=kill_at_a_commit,
     control=Variant(
         "control",
         {},

@@ -16,10 +16,10 @@ its transactional.id, in the state directory, so the restarted instance has a ne
 abort the killed one's transaction, and read_committed readers wait until that transaction
 times out (10 s, plus the coordinator's abort scan).
 
-Fault: once the instance has committed at least once and processed 150 inputs since its last
-commit (``StreamsUncommitted``), SIGKILL it; a second later restart it on a new, empty
-state directory (``wipe_state``: the old folder is left in the run folder). Both sides commit
-every 2 s and spend 2 ms per input.
+Fault: the instance's second commit of its input offsets is swallowed on the wire and the
+instance SIGKILLed while it waits for the answer (``crash_at_commit``, as D1); a second later
+it restarts on a new, empty state directory (``wipe_state``: the old folder is left in the run
+folder). Both sides commit every 2 s and spend 2 ms per input.
 Control (at_least_once): over-counted keys and repeated outputs.
 Guarantee (exactly_once_v2): the restarted instance restores the store from the changelog and
 every key's totals equal the recount of the committed input; one output per input.
@@ -31,7 +31,7 @@ from harness.scenario import Scenario, Variant
 from harness.verdict.checks import restored
 from harness.verdict.document import FORBIDDEN, REQUIRED
 from harness.workloads.streams import AT_LEAST_ONCE, EXACTLY_ONCE_V2, StreamsWorkload, streams_app
-from scenarios.streams_faults import KILLED_ONCE, kill_with_uncommitted_work
+from scenarios.streams_faults import KILLED_ONCE, kill_at_a_commit
 
 APP = StreamsWorkload(
     inputs=3000, partitions=3, keys=12, commit_interval_ms=2000, delay_ms_per_record=2.0, wipe_state=True
@@ -42,7 +42,7 @@ SCENARIO = Scenario(
     title="Streams instance restarted on empty local state: totals exact only from an exactly-once changelog",
     story=__doc__ or "",
     workload=APP,
-    schedule=kill_with_uncommitted_work,
+    schedule=kill_at_a_commit,
     control=Variant(
         "control",
         {},

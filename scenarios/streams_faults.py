@@ -1,25 +1,21 @@
 """The fault D1 and D3 share: a Streams instance SIGKILLed with work it has not committed.
 
-Instance 1 is killed once it has processed 150 inputs since its last commit (its own
-status file says so: harness.workloads.streams.StreamsUncommitted) and restarted a second
-later; what it had written since that commit is what the restart does again.
+Instance 1's second commit of its input offsets from the start (at_least_once: its
+``OffsetCommit``, sent once its outputs and changelog records are flushed; exactly_once_v2: its
+``AddOffsetsToTxn`` or ``TxnOffsetCommit``, inside the open transaction) is swallowed on the
+wire, recognised by the application id, and the instance is SIGKILLed while it waits for the
+answer (``crash_at_commit``); it restarts a second later. What it had written since its first
+commit is what the restart does again. (A kill on a count of processed inputs, as before, met
+an empty producer buffer on a busy machine: nothing written, nothing repeated.)
 """
 
-from harness.faults import App, Step, kill
+from harness.faults import App, Step, crash_at_commit
 from harness.verdict.checks import ended
-from harness.workloads.streams import StreamsUncommitted, streams_app
+from harness.workloads.streams import streams_app
 
 # Both sides: without it the fault did not happen as written.
 KILLED_ONCE = ended(streams_app(1), (-9, 0), "the kill hit the instance once, and its restart finished the input")
 
 
-def kill_with_uncommitted_work(topic: str) -> list[Step]:
-    return [
-        Step(
-            at_s=0.0,
-            fault=kill(App(streams_app(1))),
-            duration_s=1.0,
-            when=StreamsUncommitted(streams_app(1), 150),
-            when_timeout_s=120.0,
-        )
-    ]
+def kill_at_a_commit(topic: str) -> list[Step]:
+    return [Step(0.0, crash_at_commit(App(streams_app(1)), after=2), duration_s=120.0)]
