@@ -150,6 +150,7 @@ def _check_app_explores(sp: argparse.ArgumentParser) -> None:
         "--explore", type=int, default=0, metavar="N", help="run your app under N schedules drawn from --seed"
     )
     sp.add_argument("--seed", type=int, default=1, help="with --explore: the schedules come from it alone (default 1)")
+    sp.add_argument("--stop-on-failure", action="store_true", help="with --explore: stop at the first failing run")
     sp.add_argument(
         "--faults",
         default="all",

@@ -93,7 +93,7 @@ def explore(args: argparse.Namespace) -> int:
     folder.mkdir(parents=True)
     title = f"check-app --explore: {' '.join(app.command)}"
     failing: list[tuple[int, Path]] = []
-    unproven = 0
+    unproven = ran = 0
     with KafkaCluster(settings) as cluster:
         for n, (run_app, doc) in enumerate(zip(apps, docs, strict=True), 1):
             run_dir = folder / f"run-{n:03d}"
@@ -118,16 +118,18 @@ def explore(args: argparse.Namespace) -> int:
                 outcome, why = "error", str(exc)
             (run_dir / "run.json").write_text(json.dumps({"run": n, "outcome": outcome, "why": why, "steps": said}))
             print(f"run {n:>3}  {outcome:<12} {said}" + (f"  ({why})" if why else ""), flush=True)
+            ran, unproven = ran + 1, unproven + (outcome == "inconclusive")
             if outcome in ("failed", "error"):
                 failing.append((n, run_dir))
-            unproven += outcome == "inconclusive"
+                if args.stop_on_failure:
+                    break
     # An inconclusive run proved nothing (e.g. no fault hit the app with work in hand): said apart.
-    print(f"{len(failing)} of {args.explore} runs failed, {unproven} inconclusive · runs: {folder}", flush=True)
+    print(f"{len(failing)} of {ran} runs failed, {unproven} inconclusive · runs: {folder}", flush=True)
     for n, run_dir in failing:
         print(f"  again: {_again(args, apps[n - 1], run_dir)}", flush=True)
     if failing:
         return 1
-    return 3 if unproven == args.explore else 0
+    return 3 if unproven == ran else 0
 
 
 def _again(args: argparse.Namespace, app: UserAppWorkload, run_dir: Path) -> str:
