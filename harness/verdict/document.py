@@ -73,10 +73,11 @@ A pair is:
     started_at, ended_at  wall-clock seconds: the side's start (before its topics are
                     made and a pipeline's input is written) and the end of its check
 
-A side judged alone (a user's app: ``kafka-harness check-app``) is **passed** or **failed** by its
-expectations, and **inconclusive** when its fault schedule failed or when it failed only checks that
-ask its faults to have done their part (``of_the_fault``: e.g. no fault hit the app with work in
-hand): ``side_outcome``.
+A side judged alone (a user's app: ``kafka-harness check-app``) is **failed** when it shows a
+violation (even if a step of its schedule failed: a found anomaly stands), **inconclusive** when its
+fault schedule failed or it failed only checks that ask its faults to have done their part
+(``of_the_fault``: e.g. no fault hit the app with work in hand) or could not tell, else
+**passed**: ``side_outcome``.
 
 A research scenario's pair is **reported**: no claim, the findings of both sides are the
 result; but it is inconclusive when its fault did not happen as written or one of its checks
@@ -176,15 +177,14 @@ def violated(side: VariantVerdict) -> bool:
 
 
 def side_outcome(side: VariantVerdict) -> str:
-    """A side judged alone: inconclusive when a fault did not happen as written; else passed, or
-    failed when it shows a violation, or inconclusive when all it failed is what could not be
-    told (a checker that raised, a check that cannot tell) or checks that its fault did its
-    part (nothing was proven either way)."""
-    if side.context.get("fault_errors"):
-        return "inconclusive"
-    if side.passed:
-        return "passed"
-    return "failed" if violated(side) else "inconclusive"
+    """A side judged alone (a user's app): failed when it shows a violation, whatever else
+    happened (a fault that did not happen as written hides no anomaly that was found); else
+    inconclusive when a fault did not happen as written, or when all it failed is what could not
+    be told (a checker that raised, a check that cannot tell) or checks that its faults did their
+    part; else passed."""
+    if violated(side):
+        return "failed"
+    return "passed" if side.passed else "inconclusive"
 
 
 @dataclass

@@ -207,3 +207,12 @@ def test_what_could_not_be_told_is_inconclusive_never_a_violation(side: Any, out
     assert PairVerdict("X1", "title", control, guarantee).outcome == outcome
     said = " ".join(guarantee.reasons)
     assert "unknown: the checker raised ValueError: boom" in said or "cannot tell: IndexError" in said
+
+
+@pytest.mark.parametrize(("duplicates", "outcome"), [(0, "inconclusive"), (3, "failed")])
+def test_a_side_alone_fails_on_a_violation_even_when_a_fault_did_not_happen_as_written(
+    duplicates: int, outcome: str
+) -> None:
+    """A user's app: a step that missed proves nothing, but an anomaly found stands."""
+    side = judge("APP", "app", _result(duplicate=duplicates), {HISTORY: FORBIDDEN}, _context(["a step missed"]))
+    assert side_outcome(side) == outcome
