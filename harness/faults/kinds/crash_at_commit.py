@@ -33,6 +33,9 @@ from harness.faults.specs import FaultSpec, Listeners, on_links
 # The requests that commit a group's input offsets, each naming the group.
 COMMIT_APIS = ("OffsetCommit", "AddOffsetsToTxn", "TxnOffsetCommit")
 _POLL_S = 0.025  # how often the toxics' hits are read while a window is armed
+# A window is given up when the app has sent no commit request at all for this long: an app
+# idle at the end of its input (a user's app runs until it is stopped) commits nothing more.
+_NO_COMMIT_S = 30.0
 
 
 def crash_at_commit(
@@ -95,12 +98,18 @@ class Window(SelfEnding):
         """Arm, wait for a swallowed commit, kill, restart; False when the app finished first
         or the fault was stopped."""
         self._arm()
+        matched, since = 0, time.monotonic()
         while not self._stop.is_set():
-            hit = self._first_hit()
+            hit, seen = self._first_hit()
             if hit is not None:
                 break
+            if seen != matched:
+                matched, since = seen, time.monotonic()
             if not self.app.running():
                 return False  # it finished, or died, before committing again: nothing to catch
+            if time.monotonic() - since > _NO_COMMIT_S:
+                self.error = f"it sent no commit request for {_NO_COMMIT_S:.0f} s (idle at the end of its input?)"
+                return False
             time.sleep(_POLL_S)
         else:
             return False
@@ -133,19 +142,25 @@ class Window(SelfEnding):
                 self.ctx.proxies.remove_toxic(proxy, name)
             self._armed.clear()
 
-    def _first_hit(self) -> dict[str, Any] | None:
-        """The first request a toxic of this window swallowed (one call for every proxy)."""
+    def _first_hit(self) -> tuple[dict[str, Any] | None, int]:
+        """The first request a toxic of this window swallowed, and how many commit requests its
+        toxics have seen so far (one call for every proxy)."""
         with self._lock:
             armed = set(self._armed)
             if not armed:
-                return None
+                return None, 0
             shown = self.ctx.proxies.proxies()
-        for proxy, state in shown.items():
-            for toxic in state.get("toxics") or []:
-                hits = toxic.get("attributes", {}).get("hits") or []
-                if (proxy, toxic.get("name")) in armed and hits:
-                    return {**hits[0], "proxy": proxy}
-        return None
+        mine = [
+            (proxy, toxic.get("attributes", {}))
+            for proxy, state in shown.items()
+            for toxic in state.get("toxics") or []
+            if (proxy, toxic.get("name")) in armed
+        ]
+        seen = sum(attributes.get("matched", 0) for _, attributes in mine)
+        for proxy, attributes in mine:
+            if attributes.get("hits"):
+                return {**attributes["hits"][0], "proxy": proxy}, seen
+        return None, seen
 
     def __call__(self) -> dict[str, Any]:
         self._stop.set()
