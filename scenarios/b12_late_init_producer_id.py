@@ -12,15 +12,17 @@ requests, is now a zombie of itself: its next transactional request is refused a
 What does each client do? Neither can tell the late copy from a real new instance; the
 question is how the app learns it (which error, when) and what becomes of its records.
 
-Fault: the app is killed 5 s in and restarted at once; the new incarnation's first
-InitProducerId is held 6 s on its coordinator's client link (protocol fault ``hold``,
-filtered on the app's transactional.id): past the 2 s request timeout, so the client has
-retried, got its epoch and is mid-stream when the late copy lands.
+Fault: once the app has 100 records acknowledged (its own InitProducerId long answered), the
+next InitProducerId of its transactional.id is held 6 s on its coordinator's client link
+(protocol fault ``hold``); at 400 acknowledged the app is killed and restarted at once, so
+the held request is the new incarnation's first: past the 2 s request timeout, the client has
+retried, got its epoch and is mid-stream when the late copy lands. (Fired at 4.5 and 5 s, the
+two once met an app that had not started on a busy machine.)
 Control side: librdkafka. Guarantee side: Kafka's Java client (each side pins its client).
 No claim either way: the findings (fenced, errors, records lost or aborted) are the result.
 """
 
-from harness.faults import App, Step, TxnCoordinator, kill
+from harness.faults import App, AppSent, Step, TxnCoordinator, kill
 from harness.faults.kinds.protocol import protocol
 from harness.scenario import Scenario, Variant
 from harness.verdict.checks import late_copy_answered
@@ -46,7 +48,11 @@ WORKLOAD = ProducerWorkload(
 def late_init_after_a_restart(topic: str) -> list[Step]:
     txn_id = f"{TXN_ID}-{topic}"  # the runner gives the transactional.id the topic as a suffix
     hold = protocol(TxnCoordinator(txn_id), "InitProducerId", "hold", duration_ms=HELD_MS, transactional_id=txn_id)
-    return [Step(4.5, hold, duration_s=20.0), Step(5.0, kill(App(PRODUCER)), duration_s=0.5)]
+    return [
+        # In place until well after the kill and the restart, however long a busy machine takes between them.
+        Step(4.5, hold, duration_s=60.0, when=AppSent(PRODUCER, 100, acknowledged=True)),
+        Step(5.0, kill(App(PRODUCER)), duration_s=0.5, when=AppSent(PRODUCER, 400, acknowledged=True)),
+    ]
 
 
 SCENARIO = Scenario(

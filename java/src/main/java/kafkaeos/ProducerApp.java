@@ -203,11 +203,10 @@ public final class ProducerApp {
         int done = 0;
         while (done < seqs.size() && (done == 0 || System.nanoTime() < until)) {
             long lateNs = System.nanoTime() - started;
-            long due = Math.min(Math.min((long) (lateNs / 1e9 * spec.ratePerS) + 1 - sent, spec.chunk),
-                seqs.size() - done);
+            long due = Math.min(Math.min(dueBy(lateNs / 1e9) - sent, spec.chunk), seqs.size() - done);
             if (due <= 0) { // the next record is not due yet: write the outcomes collected meanwhile, then wait
                 ledger.flush();
-                LockSupport.parkNanos((long) (sent * 1e9 / spec.ratePerS) - lateNs);
+                LockSupport.parkNanos((long) (dueAt(sent) * 1e9) - lateNs);
                 continue;
             }
             chunk(seqs.subList(done, done + (int) due), txn);
@@ -215,6 +214,25 @@ public final class ProducerApp {
             sent += (int) due;
         }
         return done;
+    }
+
+    /** How many records have fallen due {@code lateS} seconds after the start (bursts and pauses as the spec says). */
+    private long dueBy(double lateS) {
+        if (spec.burst == 0) {
+            return (long) (lateS * spec.ratePerS) + 1;
+        }
+        double cycle = spec.burst / spec.ratePerS + spec.pauseS;
+        long cycles = (long) Math.floor(lateS / cycle);
+        double within = lateS - cycles * cycle;
+        return cycles * spec.burst + Math.min(spec.burst, (long) (within * spec.ratePerS) + 1);
+    }
+
+    /** Seconds after the start at which record {@code n} (from 0) falls due. */
+    private double dueAt(long n) {
+        if (spec.burst == 0) {
+            return n / spec.ratePerS;
+        }
+        return (n / spec.burst) * (spec.burst / spec.ratePerS + spec.pauseS) + (n % spec.burst) / spec.ratePerS;
     }
 
     /** Ledger the chunk's sends, then hand them to the client (twice, when the app bug says so). */

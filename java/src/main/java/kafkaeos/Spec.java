@@ -57,6 +57,9 @@ final class Spec {
         public String topic;
         public int count = 2000;
         public double ratePerS = 200.0;
+        /** Bursts of this many records at the rate, each followed by a pause of {@code pauseS} (0: steady). */
+        public int burst;
+        public double pauseS;
         public int chunk = 1000;
         public int keys;
         public Map<String, Object> config = Map.of();
