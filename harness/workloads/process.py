@@ -87,8 +87,7 @@ class AppProcess:
             ledger_path = self._ledger(n)
             ledger_path.parent.mkdir(parents=True, exist_ok=True)
             spec_path = self.run_dir / f"{self.name}.{n}.spec.json"
-            # An incarnation killed before it opened its ledger sent nothing: no ledger to resume from.
-            spec = self.spec_for(ledger_path, [i.ledger for i in self.incarnations if i.ledger.exists()])
+            spec = self.spec_for(ledger_path, [i.ledger for i in self.incarnations])
             # Whole or not at all: a fault's condition may read it the moment it appears (a
             # half-written spec once made C2's second kill fail on an empty file).
             staged = spec_path.with_name(f".{spec_path.name}")

@@ -42,6 +42,8 @@ class SessionSoFar:
     @classmethod
     def read(cls, ledgers: list[str], session: int) -> SessionSoFar:
         empty = np.zeros(0, np.int64)
+        # An incarnation killed before it opened its ledger sent nothing: it has none to read.
+        ledgers = [p for p in ledgers if Path(p).exists()]
         if not ledgers:
             return cls(0, 0, empty.astype(bool), empty.astype(bool), empty.astype(np.int32), empty, empty)
         earlier = columns.load([Path(p) for p in ledgers], None)
