@@ -17,6 +17,7 @@ from harness.faults.inject import Faults, Injected
 from harness.faults.kinds.bandwidth import bandwidth
 from harness.faults.kinds.blackhole import blackhole
 from harness.faults.kinds.crash_at_commit import crash_at_commit
+from harness.faults.kinds.crash_in_produce import crash_in_produce
 from harness.faults.kinds.cut import cut
 from harness.faults.kinds.elect_preferred import elect_preferred
 from harness.faults.kinds.kill import kill
@@ -69,6 +70,7 @@ __all__ = [
     "bandwidth",
     "blackhole",
     "crash_at_commit",
+    "crash_in_produce",
     "cut",
     "elect_preferred",
     "java_hash",

@@ -6,8 +6,9 @@ faults all came before the app had written anything, or after it had caught up, 
 its verdict is *inconclusive*, with that reason, never passed. A fault **hit the app with work
 in hand** when:
 
-- it is a ``crash_at_commit`` that caught a window (the app killed with its offsets commit
-  swallowed on the wire: outputs written, their inputs' offsets not committed), or
+- it caught the app in a window of its own (``crash_at_commit``: its offsets commit swallowed
+  on the wire, outputs written and their inputs' offsets not committed; ``crash_in_produce``:
+  its outputs held on the wire, their inputs not committed), or
 - at its injection the app's group had not caught up (input offsets left to commit) and the app
   had begun (outputs written or offsets committed), as the group's progress, looked at every
   half second from the app's start (``GroupProgress.samples``), showed last before it.
@@ -30,11 +31,12 @@ IN_HAND = "with work in hand"
 
 def moment(fault: dict[str, Any], samples: list[dict[str, Any]]) -> str:
     """Where one fault (a ``faults`` record of the verdict) hit the app, in words; ``IN_HAND`` first when it counts."""
-    if fault["fault"] == "crash_at_commit":
-        caught = fault.get("windows_hit", 0)
-        if caught:
-            return f"{IN_HAND}: killed at {caught} commit(s) on the wire"
-        return "missed: the app made no commit while it was armed"
+    if "windows_hit" in fault:  # a window fault (harness.faults.kinds.app_window) says itself
+        if fault["windows_hit"]:
+            how = sorted({f"{w.get('action', 'kill')} at {w['api']}" for w in fault.get("windows", [])})
+            said = f"{IN_HAND}: caught {fault['windows_hit']} time(s) on the wire"
+            return f"{said} ({', '.join(how)})" if how else said
+        return "missed: the app sent nothing it could catch while it was armed"
     at = fault["injected_at"]
     before = [s for s in samples if s["at"] <= at]
     if not before:

@@ -17,7 +17,7 @@ from functools import cache
 from harness.faults.kinds.base import FaultKind
 
 # Modules of this package that hold shared machinery, not a kind.
-_HELPERS = {"base", "link_toxic", "process"}
+HELPER_MODULES = {"app_window", "base", "link_toxic", "process"}
 
 
 @cache
@@ -26,7 +26,7 @@ def registry() -> dict[str, FaultKind]:
     modules build ``FaultSpec``s, whose check asks this registry)."""
     found: dict[str, FaultKind] = {}
     for module in pkgutil.iter_modules(__path__):
-        if module.name in _HELPERS:
+        if module.name in HELPER_MODULES:
             continue
         kind = importlib.import_module(f"{__name__}.{module.name}").KIND
         found[kind.name] = kind

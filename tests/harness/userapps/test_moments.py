@@ -36,7 +36,11 @@ def _fault(at: float, kind: str = "kill", **more: Any) -> dict[str, Any]:
         (_fault(12.3), f"{IN_HAND}: 100 input offsets committed, 160 output offsets written"),
         (_fault(20.0), "after the app had caught up"),
         (_fault(30.0, windows_hit=0, kind="crash_at_commit"), "missed"),
-        (_fault(30.0, windows_hit=2, kind="crash_at_commit"), f"{IN_HAND}: killed at 2 commit(s)"),
+        (_fault(30.0, windows_hit=2, kind="crash_at_commit"), f"{IN_HAND}: caught 2 time(s) on the wire"),
+        (
+            _fault(30.0, windows_hit=1, kind="crash_in_produce", windows=[{"api": "Produce", "action": "pause"}]),
+            f"{IN_HAND}: caught 1 time(s) on the wire (pause at Produce)",
+        ),
     ],
 )
 def test_each_fault_is_placed_against_what_the_app_had_in_hand(fault: dict[str, Any], said: str) -> None:
