@@ -78,8 +78,9 @@ def draw_action(rng: random.Random, ctx: DrawContext) -> tuple[str, float]:
 class Window(SelfEnding):
     """The windows of one fault, made one after another on a thread of their own; called, it
     stops (a restart due is done first) and returns the record: ``windows`` (one per catch:
-    the API, when it was caught, what was done), ``hits`` and ``windows_hit``, and ``missed``
-    when it caught fewer than its ``times``."""
+    the API, when it was caught, what was done), ``hits`` (every request its toxics caught, as
+    the protocol kind records them), ``windows_hit``, and ``missed`` when it caught fewer than
+    its ``times``."""
 
     def __init__(self, ctx: Context, spec: FaultSpec, catches: list[dict[str, Any]], what: str) -> None:
         super().__init__()
@@ -131,7 +132,6 @@ class Window(SelfEnding):
             return False
         action = self.spec.params.get("action", "kill")
         window = {"api": hit["api"], "caught_at": hit["at"], "action": action, "proxy": hit["proxy"]}
-        self.hits.append(hit)
         self.windows.append(window)
         {"kill": self._kill, "stop": self._terminate, "pause": self._pause, "cut": self._cut}[action](window)
         window["resumed_at"] = time.time()
@@ -140,9 +140,10 @@ class Window(SelfEnding):
     def _kill(self, window: dict[str, Any]) -> None:
         self.app.signal(signal.SIGKILL)
         window["killed_at"] = time.time()
-        self._disarm()
+        self._stop_matching()  # what is held goes on in its time, meeting the next incarnation
         self._stop.wait(self.spec.params["restart_after_s"])
         self.app.restart()  # also when stopped: an app the fault killed comes back, as a kill's heal does
+        self._disarm()
 
     def _terminate(self, window: dict[str, Any]) -> None:
         self.app.signal(signal.SIGTERM)
@@ -152,9 +153,10 @@ class Window(SelfEnding):
         if self.app.running():
             self.app.signal(signal.SIGKILL)
         window["exited_at"] = time.time()
-        self._disarm()
+        self._stop_matching()
         self._stop.wait(self.spec.params["restart_after_s"])
         self.app.restart()
+        self._disarm()
 
     def _pause(self, window: dict[str, Any]) -> None:
         self.app.signal(signal.SIGSTOP)
@@ -187,11 +189,18 @@ class Window(SelfEnding):
                 active = protocol_kind.start(self.ctx, spec, self.brokers)
                 self._armed.append((active, active.requests))
 
+    def _stop_matching(self) -> None:
+        with self._lock:
+            for active, _ in self._armed:
+                active.stop_matching()
+
     def _disarm(self) -> None:
         with self._lock:
             armed, self._armed = self._armed, []
         for active, _ in armed:
-            active()  # stops new matches, lets what is held go on, removes the toxics
+            # Stops new matches, lets what is held go on, removes the toxics; its hits now say
+            # what became of each caught request (a late copy's answer from the broker).
+            self.hits += active()["hits"]
 
     def _first_hit(self) -> tuple[dict[str, Any] | None, int]:
         """The first request the window's toxics caught, and how many matching requests they

@@ -190,10 +190,14 @@ class Active:
     def hit_count(self) -> int:
         return sum(self.ctx.proxies.toxic(proxy, name)["attributes"]["fired"] for proxy, name in self.requests)
 
-    def __call__(self) -> dict[str, Any]:
-        """Stop new matches, wait for what is held to go on, read the hits, remove the toxics."""
+    def stop_matching(self) -> None:
+        """No new request is matched from now on; what is held still goes on when its time is up."""
         for proxy, name in self.requests:
             self.ctx.proxies.update_toxic(proxy, name, {**self.attributes, "disarmed": True})
+
+    def __call__(self) -> dict[str, Any]:
+        """Stop new matches, wait for what is held to go on, read the hits, remove the toxics."""
+        self.stop_matching()
         shown = _settled(self.ctx, self.requests, self.wait_s)
         for proxy, name in self.requests + self.answers:
             self.ctx.proxies.remove_toxic(proxy, name)

@@ -20,12 +20,13 @@ from typing import Any
 
 import pytest
 
-from harness import commands
+from harness import commands, faults
 from harness.cluster.kafka import KafkaCluster
+from harness.faults import App, Step
 from harness.userapps import schedules
 from harness.userapps.check_app import check, run_folder
 from harness.userapps.contract import ContractError
-from harness.userapps.workload import UserAppWorkload
+from harness.userapps.workload import APP_LINKS, UserAppWorkload
 from harness.verdict.document import VariantVerdict, side_outcome
 from tests.harness.test_stopping import ours, processes_naming
 
@@ -117,6 +118,38 @@ def test_the_python_example_under_b1s_schedule(cluster: KafkaCluster, tmp_path: 
         assert verdict.passed, verdict.reasons
     else:
         assert not verdict.passed and verdict.count("sink_repeated") > 0, verdict.reasons
+
+
+@pytest.mark.parametrize(
+    ("kind", "action", "bug"),
+    [
+        ("crash_in_produce", "kill", "at-least-once"),
+        ("crash_in_produce", "kill", ""),
+        ("crash_at_commit", "stop", "at-least-once"),
+        ("crash_at_commit", "pause", "at-least-once"),
+        ("crash_at_commit", "cut", "at-least-once"),
+    ],
+    ids=["outputs held, killed", "outputs held, killed, transactional", "stopped", "paused", "cut off"],
+)
+def test_each_action_in_the_app_s_window_repeats_the_at_least_once_app(
+    cluster: KafkaCluster, tmp_path: Path, kind: str, action: str, bug: str
+) -> None:
+    """Whatever is done to the app while its commit (or its outputs) is caught on the wire, the
+    at-least-once app reads the batch again (a restart, or its group moving on past a session
+    timeout of 6 s) and repeats it; the transactional app's late outputs are fenced (its held
+    Produce reaches the brokers after its next incarnation began)."""
+    fault = getattr(faults, kind)
+
+    def steps(output: str) -> list[Step]:
+        return [Step(0.0, fault(App("app-1"), after=2, action=action, hold_s=8.0, listener=APP_LINKS), duration_s=120)]
+
+    verdict = _run(cluster, tmp_path, [*PYTHON_APP, *(["--bug", bug] if bug else [])], steps, live_input=True)
+    (caught,) = [f for f in verdict.context["faults"] if f["fault"] == kind]
+    assert caught["windows_hit"] == 1 and caught["windows"][0]["action"] == action, caught
+    if bug:
+        assert not verdict.passed and verdict.count("sink_repeated") > 0, verdict.reasons
+    else:
+        assert verdict.passed, verdict.reasons
 
 
 def test_two_instances_share_the_input_and_survive_a_kill_of_one(cluster: KafkaCluster, tmp_path: Path) -> None:
