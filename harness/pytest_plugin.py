@@ -42,6 +42,7 @@ from harness.cluster.kafka import KafkaCluster
 from harness.errors import HarnessError
 from harness.faults import Faults, FaultSpec, Injected, Schedule, Step
 from harness.history.readback import high_watermarks
+from harness.progress import say
 from harness.report import page as report_page
 from harness.report.run_folder import APP_SIDE
 from harness.runner import judge_side
@@ -61,6 +62,7 @@ from harness.userapps.workload import (
     write_input,
 )
 from harness.verdict.document import VariantVerdict, side_outcome
+from harness.waits import Deadline, poll_until
 from harness.workloads.base import Side
 
 __all__ = ["APP_LINKS", "Checked", "ExactlyOnceViolation", "KafkaFixture", "RunningApp"]
@@ -160,17 +162,21 @@ class RunningApp:
         self._wait(lambda p: p.caught_up, f"group {self.apps.group} did not commit every input's offset", timeout_s)
 
     def _wait(self, done: Callable[[Progress], bool], failure: str, timeout_s: float) -> None:
-        deadline = time.monotonic() + timeout_s
         progress = self.apps.progress
         assert progress is not None  # kafka_app's apps always have their group watched
-        while not done(progress.look()):
-            crashed = [r for app in self.apps.apps for r in app.crashes()]
-            if crashed:
-                r = crashed[0]
-                pytest.fail(f"{r['app']} exited {r['exit']}: {r.get('last_line', '')}", pytrace=False)
-            if time.monotonic() > deadline:
-                pytest.fail(f"{failure} in {timeout_s:.0f}s")
-            time.sleep(0.2)
+        polled = poll_until(progress.look, done, timeout_s, interval_s=0.2, abort=self._crashed)
+        if polled.aborted:
+            pytest.fail(polled.aborted, pytrace=False)
+        if not polled.done:
+            pytest.fail(f"{failure} in {timeout_s:.0f}s")
+
+    def _crashed(self) -> str | None:
+        """An instance that crashed: nothing to wait for any more."""
+        crashed = [r for app in self.apps.apps for r in app.crashes()]
+        if not crashed:
+            return None
+        r = crashed[0]
+        return f"{r['app']} exited {r['exit']}: {r.get('last_line', '')}"
 
 
 @dataclass
@@ -342,7 +348,8 @@ def assert_exactly_once(_kafka_eos_run: _TestRun, request: pytest.FixtureRequest
             if group is None:
                 _wait_quiet(run.kafka.cluster, output, timeout_s)
         for app in users.apps:
-            app.wait(timeout_s)
+            if not app.wait(timeout_s):
+                say(f"{app.name} did not finish in {timeout_s:.0f}s: judged as it stands")
         plan = app_plan(users, run.side_dir, Naming(extract), view)
         side = Side(run.kafka.cluster, run.side_dir, request.node.name, {}, {}, APP_LINKS)
         errors = [e for s in run.schedules for e in s.errors]
@@ -368,19 +375,34 @@ def _watched(run: _TestRun, source: Input, output: str, group: str | None) -> Us
     progress = GroupProgress(
         cluster.bootstrap_servers(), cluster.client_config(), group, source.topic, source.targets, output
     )
-    deadline = time.monotonic() + CATCH_UP_S
-    while not progress.look().caught_up and progress.idle_s() < IDLE_TIMEOUT_S and time.monotonic() < deadline:
-        time.sleep(0.5)
+    polled = poll_until(
+        progress.look,
+        lambda looked: looked.caught_up,
+        CATCH_UP_S,
+        interval_s=0.5,
+        abort=lambda: f"no progress for {IDLE_TIMEOUT_S:.0f}s" if progress.idle_s() >= IDLE_TIMEOUT_S else None,
+    )
+    if not polled.done:  # judged as it stands: what it has not done yet shows in the verdict
+        why = polled.aborted or f"not within {CATCH_UP_S:.0f}s"
+        say(f"group {group} has not committed every input's offset ({why}): judged as it stands")
     return UserApps([], source, output, group, "", [], progress)
 
 
 def _wait_quiet(cluster: KafkaCluster, topic: str, timeout_s: float) -> None:
-    deadline, last, since = time.monotonic() + timeout_s, None, time.monotonic()
-    while time.monotonic() < deadline and time.monotonic() - since < QUIET_S:
+    """Until ``topic``'s high watermarks have stood still for ``QUIET_S``; past ``timeout_s``
+    it says so and goes on (the output is then judged as it stands)."""
+    last: object = None
+    quiet = Deadline(QUIET_S)
+
+    def still() -> bool:
+        nonlocal last, quiet
         marks = high_watermarks(cluster.bootstrap_servers(), [topic], cluster.client_config())
-        if marks != last:
-            last, since = marks, time.monotonic()
-        time.sleep(0.5)
+        if marks != last:  # it moved: the quiet starts again
+            last, quiet = marks, Deadline(QUIET_S)
+        return quiet.expired()
+
+    if not poll_until(still, bool, timeout_s, interval_s=0.5).done:
+        say(f"{topic} was still growing after {timeout_s:.0f}s (high watermarks {last!s:.200}): judged as it stands")
 
 
 def _story(users: UserApps, view: str) -> str:

@@ -38,6 +38,7 @@ from harness.report.run_folder import ANOMALIES_FILE
 from harness.scenario import Scenario, Variant, side_workload
 from harness.verdict.document import PairVerdict, VariantVerdict
 from harness.verdict.judge import judge
+from harness.waits import Deadline
 from harness.workloads.base import Plan, Side
 
 MAX_EXAMPLES = anomalies.MAX_EXAMPLES
@@ -174,15 +175,12 @@ def _run_apps(cluster: KafkaCluster, plan: Plan, schedule: Schedule) -> LsoProbe
         app.start()
     schedule.start()
     probe = LsoProbe(cluster.admin(), plan.main_topic, plan.partitions).start()
-    deadline = time.monotonic() + plan.budget_s
-
-    def left() -> float:
-        return max(0.0, deadline - time.monotonic())
+    budget = Deadline(plan.budget_s)  # one for the run: what each wait gets is what is left of it
 
     try:
-        schedule.wait(left())
+        schedule.wait(budget.remaining())
         for app in plan.apps:
-            app.wait(left())
+            app.wait(budget.remaining())
     except BaseException:  # interrupted (Ctrl-C, SIGTERM): the apps must not outlive us
         for app in plan.apps:
             app.kill()
@@ -191,7 +189,7 @@ def _run_apps(cluster: KafkaCluster, plan: Plan, schedule: Schedule) -> LsoProbe
         schedule.finish()  # heal before reading back; healing a killed app restarts it
         probe.stop()
         for app in plan.apps:
-            if not app.wait(left() + _AFTER_HEAL_S):
+            if not app.wait(budget.remaining() + _AFTER_HEAL_S):
                 say(f"{app.name} did not finish in {plan.budget_s:.0f}s: killed (sends in flight: indeterminate)")
                 app.kill()
     return probe

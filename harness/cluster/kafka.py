@@ -24,7 +24,6 @@ import os
 import secrets
 import signal
 import threading
-import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -52,7 +51,7 @@ from harness.settings import (
     SASL_USERS,
     Settings,
 )
-from harness.waits import wait_until
+from harness.waits import Deadline, wait_until
 
 # Client entries: "client" for the harness and most apps; "client2" and "client3" for apps
 # whose own links a fault must hit alone (a client uses the listener it bootstrapped
@@ -395,11 +394,11 @@ class KafkaCluster:
         throwaway consumer asks (for committed offsets, without joining), so who coordinates
         which group is known before any app starts."""
         consumer = Consumer(self._own_client({"group.id": "__harness_offsets"}))
-        deadline = time.monotonic() + timeout_s
+        deadline = Deadline(timeout_s)  # each ask gets what is left of the wait (at least 1 s)
 
         def asked() -> bool:
             try:
-                consumer.committed([TopicPartition(PROBE_TOPIC, 0)], timeout=max(1.0, deadline - time.monotonic()))
+                consumer.committed([TopicPartition(PROBE_TOPIC, 0)], timeout=max(1.0, deadline.remaining()))
             except KafkaException as exc:
                 if not exc.args[0].retriable():
                     raise

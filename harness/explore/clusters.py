@@ -4,12 +4,11 @@ topic not in sync, a toxic or a disabled proxy left behind)."""
 
 from __future__ import annotations
 
-import time
-
 from harness.cluster.kafka import KafkaCluster
 from harness.errors import HarnessError
 from harness.progress import say
 from harness.settings import Settings
+from harness.waits import poll_until
 
 # How long a healed cluster may take to look as it started (a restarted broker catching up on
 # the probe topic) before it counts as unhealthy.
@@ -45,18 +44,17 @@ class Session:
         """After a run: the cluster's problems if it had to be started anew (empty: it was fine)."""
         if self._cluster is None:
             return []
-        deadline = time.monotonic() + grace_s
-        while problems := self._problems():
-            if time.monotonic() > deadline:
-                if self._given:
-                    raise HarnessError(f"the cluster given is unhealthy after a run: {'; '.join(problems)}")
-                say(f"cluster unhealthy ({'; '.join(problems)}): starting a new one")
-                self._cluster.stop()
-                self._cluster = None
-                self.restarts += 1
-                return problems
-            time.sleep(0.5)
-        return []
+        polled = poll_until(self._problems, lambda problems: not problems, grace_s, interval_s=0.5)
+        if polled.done:
+            return []
+        problems = polled.last
+        if self._given:
+            raise HarnessError(f"the cluster given is unhealthy after a run: {'; '.join(problems)}")
+        say(f"cluster unhealthy ({'; '.join(problems)}): starting a new one")
+        self._cluster.stop()
+        self._cluster = None
+        self.restarts += 1
+        return problems
 
     def _problems(self) -> list[str]:
         assert self._cluster is not None

@@ -3,6 +3,7 @@ workload, each on its own thread; it always heals everything at its end."""
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from dataclasses import dataclass
@@ -12,6 +13,7 @@ from harness.faults.inject import Faults
 from harness.faults.kinds.base import SelfEnding
 from harness.faults.specs import FaultSpec
 from harness.progress import say
+from harness.waits import Deadline
 
 
 @dataclass(frozen=True)
@@ -57,9 +59,10 @@ class Schedule:
                 return
             if step.when is not None:
                 cond = step.when
-                deadline = time.monotonic() + step.when_timeout_s
+                # A Deadline, not poll_until: between looks it waits on the stop, which ends it at once.
+                deadline = Deadline(step.when_timeout_s)
                 while not cond.holds(self.faults):
-                    if time.monotonic() > deadline:
+                    if deadline.expired():
                         raise TimeoutError(f"{cond} did not hold within {step.when_timeout_s:.0f}s; step skipped")
                     if self._stop.wait(0.5):
                         return
@@ -80,19 +83,23 @@ class Schedule:
 
     def _until(self, ended: threading.Event, longest_s: float | None) -> bool:
         """Until ``ended`` is set or ``longest_s`` passed (True), or the schedule is stopped (False)."""
-        deadline = None if longest_s is None else time.monotonic() + longest_s
+        deadline = Deadline(math.inf if longest_s is None else longest_s)
         while not ended.wait(0.1):
             if self._stop.is_set():
                 return False
-            if deadline is not None and time.monotonic() > deadline:
+            if deadline.expired():  # its duration is up: healed as written, not given up
                 return True
         return True
 
     def wait(self, timeout_s: float) -> None:
-        """Until every step has been injected and, where it has a duration, healed."""
-        deadline = time.monotonic() + timeout_s
+        """Until every step has been injected and, where it has a duration, healed; past
+        ``timeout_s`` it says which steps were still under way (``finish`` cuts them short)."""
+        deadline = Deadline(timeout_s)
         for t in self._threads:
-            t.join(max(0.0, deadline - time.monotonic()))
+            t.join(deadline.remaining())
+        left = [s.fault.describe() for s, t in zip(self.steps, self._threads, strict=True) if t.is_alive()]
+        if left:
+            say(f"fault schedule: after {timeout_s:.0f}s still under way, to be cut short: {'; '.join(left)}")
 
     def finish(self) -> None:
         self._stop.set()

@@ -14,7 +14,6 @@ outputs) is read with ``values=True``: the rows then keep each record's value an
 
 from __future__ import annotations
 
-import time
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
@@ -28,7 +27,7 @@ from harness.errors import HarnessError
 from harness.history.columns import ISOLATIONS, MARKERS_VIEW, partitions_read_metadata, view_path
 from harness.history.records import MARKER_ID, decode_id
 from harness.settings import HARNESS_CLIENT_LOG_LEVEL
-from harness.waits import wait_until
+from harness.waits import Deadline, wait_until
 
 SCHEMA = pa.schema(
     [
@@ -119,9 +118,9 @@ def _read_view(
             # lookup that starts fetching about half a second later, in every pass.
             consumer.assign([TopicPartition(t, p, start) for (t, p), (start, _) in targets.items()])
             pending = {tp for tp, (start, hwm) in targets.items() if hwm > start}
-            deadline = time.monotonic() + timeout_s
+            deadline = Deadline(timeout_s)
             while pending:
-                if time.monotonic() > deadline:
+                if deadline.expired():
                     raise HarnessError(
                         f"{isolation} read-back did not reach the high watermarks within {timeout_s:.0f}s "
                         f"(behind: {sorted(pending)}); an open transaction may be holding the last stable offset"

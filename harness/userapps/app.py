@@ -29,6 +29,7 @@ from typing import Any
 from confluent_kafka import Consumer, KafkaException, TopicPartition
 
 from harness.settings import HARNESS_CLIENT_LOG_LEVEL
+from harness.waits import Deadline
 from harness.workloads.process import AppProcess, Command, SpecFor
 
 # How long an instance asked to stop (SIGTERM) may take before it is killed: a clean
@@ -173,15 +174,16 @@ class UserApp(AppProcess):
 
     def wait(self, timeout_s: float) -> bool:
         """Until the current incarnation exits, or the group has caught up or been idle too
-        long (the instance is then stopped); False on timeout."""
-        deadline = time.monotonic() + timeout_s
+        long (the instance is then stopped); False on timeout (the caller says what it does about it)."""
+        # A Deadline, not poll_until: each look may stop the instance, and the wait is for its exit.
+        deadline = Deadline(timeout_s)
         while self.incarnations and self.current.proc.poll() is None:
             looked = self.progress.look()
             if looked.caught_up:
                 self.stop("caught up")
             elif self.progress.idle_s() > self.idle_timeout_s:
                 self.stop(f"no progress for {self.idle_timeout_s:.0f}s")
-            elif time.monotonic() > deadline:
+            elif deadline.expired():
                 return False
             else:
                 time.sleep(_POLL_S)

@@ -26,6 +26,7 @@ from typing import Any
 
 from harness import stopping
 from harness.history import ledger
+from harness.waits import Deadline
 
 # Builds incarnation n's spec (a JSON-able dict) from its ledger and the earlier ones.
 SpecFor = Callable[[Path, list[Path]], dict[str, Any]]
@@ -126,12 +127,14 @@ class AppProcess:
         self.start()
 
     def wait(self, timeout_s: float) -> bool:
-        """Until the current incarnation exits (following restarts); False on timeout."""
-        deadline = time.monotonic() + timeout_s
+        """Until the current incarnation exits (following restarts); False on timeout (the
+        caller says what it does about it)."""
+        # A Deadline, not poll_until: proc.wait does the waiting; one deadline across restarts.
+        deadline = Deadline(timeout_s)
         while self.incarnations:  # an app never launched has nothing to wait for
             incarnation = self.current
             try:
-                incarnation.proc.wait(max(0.0, deadline - time.monotonic()))
+                incarnation.proc.wait(deadline.remaining())
             except subprocess.TimeoutExpired:
                 return False
             if incarnation is self.current:

@@ -1,6 +1,7 @@
 """The pytest plugin (harness.pytest_plugin) as a user's project meets it: a session that asks for
 none of its fixtures starts nothing, and Ctrl-C in the middle of a test leaves no container and no
-app process behind. (What its fixtures do is shown by the example project's own tests,
+app process behind; an output still growing when the wait for it ends is said to be judged as it
+stands. (What its fixtures do is shown by the example project's own tests,
 examples/python-app, which `make test` runs through the installed plugin.)"""
 
 from __future__ import annotations
@@ -15,9 +16,13 @@ import threading
 import time
 import uuid
 from pathlib import Path
+from types import SimpleNamespace
+from typing import cast
 
 import pytest
 
+from harness import pytest_plugin
+from harness.cluster.kafka import KafkaCluster
 from tests.harness.test_stopping import ours, processes_naming
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -102,3 +107,16 @@ def test_ctrl_c_mid_test_leaves_nothing(tmp_path: Path) -> None:
     assert proc.returncode == pytest.ExitCode.INTERRUPTED, "".join(lines[-30:])
     assert ours(proc.pid) == []
     assert processes_naming(marker) == []
+
+
+@pytest.mark.parametrize("growing", [True, False])
+def test_an_output_still_growing_when_the_wait_ends_is_said(
+    growing: bool, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    counter = iter(range(1_000_000))
+    monkeypatch.setattr(pytest_plugin, "QUIET_S", 0.1)
+    monkeypatch.setattr(pytest_plugin, "high_watermarks", lambda *_: {"out-0": next(counter) if growing else 7})
+    cluster = SimpleNamespace(bootstrap_servers=lambda: "", client_config=lambda: {})
+    pytest_plugin._wait_quiet(cast(KafkaCluster, cluster), "out", 1.0)
+    said = capsys.readouterr().err
+    assert ("out was still growing after 1s" in said) is growing

@@ -35,6 +35,7 @@ from harness.faults.kinds import protocol as protocol_kind
 from harness.faults.kinds.base import Context, DrawContext, SelfEnding
 from harness.faults.roles import App, Brokers
 from harness.faults.specs import FaultSpec
+from harness.waits import Deadline, poll_until
 
 ACTIONS = ("kill", "stop", "pause", "cut")
 _POLL_S = 0.025  # how often the toxics' hits are read while a window is armed
@@ -115,16 +116,17 @@ class Window(SelfEnding):
         """Arm, wait for a caught request, act, resume; False when the app finished first or the
         fault was stopped."""
         self._arm()
-        matched, since = 0, time.monotonic()
+        # Not one deadline but a quiet one: it starts again whenever the app sends a matching request.
+        matched, quiet = 0, Deadline(_QUIET_S)
         while not self._stop.is_set():
             hit, seen = self._first_hit()
             if hit is not None:
                 break
             if seen != matched:
-                matched, since = seen, time.monotonic()
+                matched, quiet = seen, Deadline(_QUIET_S)
             if not self.app.running():
                 return False  # it finished, or died, before sending one: nothing to catch
-            if time.monotonic() - since > _QUIET_S:
+            if quiet.expired():
                 self.error = f"it sent no {self.what} for {_QUIET_S:.0f} s (idle at the end of its input?)"
                 return False
             time.sleep(_POLL_S)
@@ -147,11 +149,10 @@ class Window(SelfEnding):
 
     def _terminate(self, window: dict[str, Any]) -> None:
         self.app.signal(signal.SIGTERM)
-        deadline = time.monotonic() + _STOP_GRACE_S
-        while self.app.running() and time.monotonic() < deadline:
-            time.sleep(0.1)
+        poll_until(self.app.running, lambda running: not running, _STOP_GRACE_S, interval_s=0.1)
         if self.app.running():
             self.app.signal(signal.SIGKILL)
+            window["killed_after_s"] = _STOP_GRACE_S  # the stop became a kill: the record says so
         window["exited_at"] = time.time()
         self._stop_matching()
         self._stop.wait(self.spec.params["restart_after_s"])

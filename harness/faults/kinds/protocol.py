@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import json
 import random
-import time
 from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any
@@ -46,6 +45,8 @@ from harness.errors import HarnessError
 from harness.faults.kinds.base import PROTOCOL, Context, DrawContext, FaultKind, Heal
 from harness.faults.roles import Brokers, Leader, Target, TxnCoordinator
 from harness.faults.specs import FaultSpec, Listeners, on_links
+from harness.progress import say
+from harness.waits import Polled, poll_until
 
 if TYPE_CHECKING:
     from harness.faults.inject import Faults
@@ -198,7 +199,8 @@ class Active:
     def __call__(self) -> dict[str, Any]:
         """Stop new matches, wait for what is held to go on, read the hits, remove the toxics."""
         self.stop_matching()
-        shown = _settled(self.ctx, self.requests, self.wait_s)
+        settled = _settled(self.ctx, self.requests, self.wait_s)
+        shown = settled.last
         for proxy, name in self.requests + self.answers:
             self.ctx.proxies.remove_toxic(proxy, name)
         hits = [
@@ -206,10 +208,20 @@ class Active:
             for proxy, state in shown.items()
             for hit in state.get("hits") or []
         ]
-        return {
+        found: dict[str, Any] = {
             "hits": sorted(hits, key=lambda h: h["at"]),
             "matched": sum(state.get("matched", 0) for state in shown.values()),
         }
+        if not settled.done:
+            # The toxics went with requests still in them: their hits may lack what became of
+            # them (delivered_at, the broker's answer), so the record says so rather than look whole.
+            held = {proxy: state["pending"] for proxy, state in shown.items() if state.get("pending", 0)}
+            found["unsettled"] = (
+                f"{sum(held.values())} request(s) still held after {settled.waited_s:.0f} s, removed with the toxics "
+                f"(pending per proxy: {held})"
+            )
+            say(f"protocol fault on {self.attributes.get('api')}: {found['unsettled']}")
+        return found
 
 
 @dataclass(frozen=True)
@@ -244,14 +256,14 @@ def _error_name(hit: dict[str, Any]) -> dict[str, str]:
     return {"broker_error": "NONE" if code == 0 else names.get(code, f"error {code}")}
 
 
-def _settled(ctx: Context, requests: list[tuple[str, str]], wait_s: float) -> dict[str, dict[str, Any]]:
-    """Each request toxic's attributes once nothing it holds is pending (or ``wait_s`` passed)."""
-    deadline = time.monotonic() + wait_s
-    while True:
-        shown = {proxy: ctx.proxies.toxic(proxy, name)["attributes"] for proxy, name in requests}
-        if all(state.get("pending", 0) == 0 for state in shown.values()) or time.monotonic() > deadline:
-            return shown
-        time.sleep(0.1)
+def _settled(ctx: Context, requests: list[tuple[str, str]], wait_s: float) -> Polled[dict[str, dict[str, Any]]]:
+    """Each request toxic's attributes once nothing it holds is pending (not done: ``wait_s`` passed)."""
+    return poll_until(
+        lambda: {proxy: ctx.proxies.toxic(proxy, name)["attributes"] for proxy, name in requests},
+        lambda shown: all(state.get("pending", 0) == 0 for state in shown.values()),
+        wait_s,
+        interval_s=0.1,
+    )
 
 
 # What explore draws from: the APIs of producing, consuming, transactions and groups, on the

@@ -42,6 +42,7 @@ from confluent_kafka import KafkaError, KafkaException, Message, Producer
 
 from harness.history.ledger import LedgerWriter
 from harness.history.records import SOURCE_HEADER, decode_id, encode_source, encode_value, make_id
+from harness.waits import Deadline
 from harness.workloads.apps.transactions import (
     ABORTED,
     FENCED_EXIT,
@@ -221,10 +222,11 @@ class _Sender:
 
     def drain(self, timeout_s: float) -> int:
         """Wait up to ``timeout_s`` for every outcome, writing them as they come; how many have none."""
-        deadline = time.monotonic() + timeout_s
-        while len(self.producer) and time.monotonic() < deadline:
-            self.poll(min(0.1, max(0.0, deadline - time.monotonic())))
-        return len(self.producer)
+        # A Deadline, not poll_until: poll() does the waiting, and serves callbacks while it does.
+        deadline = Deadline(timeout_s)
+        while len(self.producer) and not deadline.expired():
+            self.poll(min(0.1, deadline.remaining()))
+        return len(self.producer)  # recorded as ``unfinished``; mid-transaction, its end settles the rest
 
     def report(self, **extra: Any) -> dict[str, Any]:
         return {

@@ -5,12 +5,14 @@ hits each of the three."""
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
 from harness.cluster.kafka import KafkaCluster
 from harness.faults import Brokers, Step, TxnCoordinator
+from harness.faults.kinds import protocol as protocol_kind
 from harness.faults.kinds.protocol import apis, protocol
 from harness.runner import run_variant
 from harness.scenario import Scenario, Variant, on_client
@@ -49,6 +51,40 @@ def test_the_api_table_knows_the_transactional_apis() -> None:
     table = apis()
     assert {"EndTxn", "AddPartitionsToTxn", "AddOffsetsToTxn", "TxnOffsetCommit", "InitProducerId"} <= set(table)
     assert table["EndTxn"]["key"] == 26
+
+
+class _HeldProxies:
+    """Toxiproxy as a heal sees it: one request toxic still holding ``pending`` requests."""
+
+    def __init__(self, pending: int) -> None:
+        self.pending, self.removed = pending, []
+
+    def update_toxic(self, proxy: str, name: str, attributes: dict[str, Any]) -> None:
+        pass
+
+    def toxic(self, proxy: str, name: str) -> dict[str, Any]:
+        return {"attributes": {"pending": self.pending, "matched": 2, "hits": [{"at": 1.0, "api": "EndTxn"}]}}
+
+    def remove_toxic(self, proxy: str, name: str) -> None:
+        self.removed.append(name)
+
+
+@pytest.mark.parametrize("pending", [0, 1])
+def test_a_heal_that_gives_up_on_held_requests_says_so(
+    pending: int, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(protocol_kind, "_HEAL_SLACK_S", 0.05)
+    proxies = _HeldProxies(pending)
+    active = protocol_kind.Active(
+        SimpleNamespace(proxies=proxies), {"api": "EndTxn"}, [("p1", "req")], [("p1", "ans")], {"p1": 1}, 0.0
+    )
+    found = active()
+    assert proxies.removed == ["req", "ans"] and found["matched"] == 2 and len(found["hits"]) == 1
+    if pending:
+        assert found["unsettled"].startswith("1 request(s) still held after 0 s, removed with the toxics")
+        assert "protocol fault on EndTxn: 1 request(s) still held" in capsys.readouterr().err
+    else:
+        assert "unsettled" not in found
 
 
 TXN_ID = "protocol-kinds"
