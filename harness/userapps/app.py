@@ -170,6 +170,11 @@ class UserApp(AppProcess):
     def signal(self, signum: int) -> None:
         if signum != signal.SIGCONT:
             self.signalled.add(self.current.number)
+            if not self.stopped:
+                # A fault's signal: the group's progress looked at now, so the fault's moment is
+                # judged by what the app had in hand when it hit, not by a look the sampler made
+                # seconds earlier on a busy machine (harness.userapps.moments).
+                self.progress.look()
         super().signal(signum)
 
     def wait(self, timeout_s: float) -> bool:

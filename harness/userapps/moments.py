@@ -11,7 +11,8 @@ in hand** when:
   its outputs held on the wire, their inputs not committed), or
 - at its injection the app's group had not caught up (input offsets left to commit) and the app
   had begun (outputs written or offsets committed), as the group's progress, looked at every
-  half second from the app's start (``GroupProgress.samples``), showed last before it.
+  half second from the app's start and right before every signal a fault sends the app
+  (``GroupProgress.samples``), showed last before it.
 
 A run without faults (``--no-faults``) claims nothing about faults, and an app whose group the
 harness does not know (a test's own app, no group named) cannot be told: both are not judged.
