@@ -57,7 +57,7 @@ def _graph() -> dict[str, set[str]]:
 LAYERS: tuple[tuple[str, ...], ...] = (
     # The machine: settings, errors, child processes and Docker; nothing of Kafka.
     ("harness.errors", "harness.settings", "harness.progress", "harness.waits", "harness.versions",
-     "harness.cache_folders", "harness.docker_engine", "harness.stopping", "harness.commands",
+     "harness.cache_folders", "harness.docker_engine", "harness.stopping", "harness.commands", "harness.registry",
      "harness.build_steps"),
     # Formats: what the apps write and read back, Kafka's configuration names.
     ("harness.history", "harness.kafkaconfig"),

@@ -4,6 +4,8 @@
   ``--dry-run`` prints every run's schedule as JSON and starts nothing;
 - ``replay RUN_DIR --times 3``: the reproduction rate; exit 1 if a run failed again, else 0;
 - ``shrink RUN_DIR --budget 15``: the shrunk schedule and the scenario file it wrote;
+- ``bisect RUN_DIR --kafka 3.3.0..4.4.0`` (or ``--client librdkafka 2.0.2..2.16.1``): the last
+  affected and first clean release, and the regression pair it wrote (``harness.explore.bisect``);
 - ``check-app ... --explore N``: your app under N drawn schedules (``harness.explore.user_app``).
 """
 
@@ -15,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from harness.errors import HarnessError
-from harness.explore import draw, replay, run, user_app, words
+from harness.explore import bisect, draw, replay, run, user_app, words
 from harness.explore.subject import Subject
 from harness.settings import Settings
 from harness.userapps import check_app
@@ -88,6 +90,23 @@ def cmd_shrink(args: argparse.Namespace, settings_of: SettingsOf) -> int:
     return 0
 
 
+def cmd_bisect(args: argparse.Namespace, settings_of: SettingsOf) -> int:
+    if bool(args.kafka) == bool(args.client):
+        raise HarnessError("bisect over one axis: --kafka LO..HI, or --client librdkafka|java LO..HI")
+    axis, span = ("kafka", args.kafka) if args.kafka else (args.client[0], args.client[1])
+    kept = replay.Kept.read(Path(args.run_dir))
+    chosen = bisect.releases(axis, span)  # bad input: one line, before anything starts
+    found = bisect.bisect(kept, axis, chosen, args.times, settings_of(args), Path(args.out) if args.out else None)
+    for p in sorted(found.points.values(), key=lambda p: [int(x) for x in p.release.split(".")]):
+        state = "affected" if p.affected else "clean"
+        print(f"  {axis} {p.release:<8} {p.failed} of {len(p.outcomes)} failed  {state}", flush=True)
+    for boundary in found.boundaries:
+        print(f"{axis}: {bisect.describe(boundary)}", flush=True)
+    if found.pair:
+        print(f"pair: {found.pair} (kafka-harness run {found.pair})", flush=True)
+    return 0
+
+
 def add_parsers(sub: argparse._SubParsersAction, settings_of: SettingsOf, versions: Callable[..., None]) -> None:  # type: ignore[type-arg]
     """The three subcommands, on ``kafka-harness``'s parser (``versions``: its --kafka-version and
     --toxiproxy-version options)."""
@@ -129,6 +148,19 @@ def add_parsers(sub: argparse._SubParsersAction, settings_of: SettingsOf, versio
     sp.add_argument("--runs-dir", help="where the exploration's folder goes (default: ./runs)")
     versions(sp)
     sp.set_defaults(func=lambda a: cmd_explore(a, settings_of))
+
+    sp = sub.add_parser("bisect", help="replay a failing run on releases by binary search: last affected, first clean")
+    sp.add_argument("run_dir", metavar="RUN_DIR", help="a failing run folder of explore")
+    sp.add_argument("--kafka", metavar="LO..HI", help="bisect over the brokers' Kafka releases, e.g. 3.3.0..4.4.0")
+    sp.add_argument(
+        "--client",
+        nargs=2,
+        metavar=("CLIENT", "LO..HI"),
+        help="bisect over a client's releases: librdkafka 2.0.2..2.16.1, or java 3.3.0..4.4.0",
+    )
+    sp.add_argument("--times", type=int, default=3, metavar="K", help="replays per release (default 3)")
+    sp.add_argument("--out", metavar="FILE", help="the regression pair file (default: in the bisect folder)")
+    sp.set_defaults(func=lambda a: cmd_bisect(a, settings_of))
 
     _check_app_explores(sub.choices["check-app"])
 

@@ -54,14 +54,14 @@ def _stamped(folder: Path, what: str) -> Path:
 
 
 def replay(
-    kept: Kept, times: int, settings: Settings, cluster: KafkaCluster | None = None
+    kept: Kept, times: int, settings: Settings, cluster: KafkaCluster | None = None, folder: Path | None = None
 ) -> tuple[Path, list[trial.Trial]]:
-    """The kept schedule ``times`` times; the folder they went to and their trials (on ``cluster``
-    if given, else on one of its own)."""
+    """The kept schedule ``times`` times; the folder they went to (``folder``, else a stamped one
+    in the run's) and their trials (on ``cluster`` if given, else on one of its own)."""
     if times < 1:
         raise HarnessError(f"--times must be 1 or more, not {times}")
     scenario, variant = kept.subject.scenario(), kept.subject.guarantee()
-    folder = _stamped(kept.folder, "replay")
+    folder = folder or _stamped(kept.folder, "replay")
     trials = []
     with clusters.Session(kept.subject.settings(settings), kept.subject.broker_settings(), cluster) as session:
         for n in range(1, times + 1):

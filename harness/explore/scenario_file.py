@@ -18,6 +18,7 @@ from harness.scenario import Scenario
 
 if TYPE_CHECKING:
     from harness.explore.replay import Kept
+    from harness.explore.subject import Subject
     from harness.explore.trial import Trial
 
 
@@ -49,6 +50,29 @@ def _like(like: str, scenario: Scenario) -> str:
     )
 
 
+def _changes(subject: Subject) -> list[str]:
+    """What the explored side changes in its pair's guarantee, beyond leaving out the checks of
+    the pair's own fault: the planted bug, the findings allowed (as ``replace`` arguments)."""
+    changes = []
+    if subject.planted_bug:
+        changes.append(
+            "workload=replace(LIKE.guarantee.workload or LIKE.workload, "
+            f"bug_offsets_outside_txn_every={subject.planted_bug})"
+        )
+    if subject.allowed:
+        allowed = ", ".join(f'"{name}": "allowed"' for name in subject.allowed)
+        changes.append(f"expect={{**LIKE.guarantee.expect, {allowed}}}")
+    return changes
+
+
+def _schedule(doc: dict[str, Any]) -> str:
+    return f'''SCHEDULE = serial.loads(
+    r"""
+{serial.dumps_doc(doc).rstrip()}
+"""
+)'''
+
+
 def text(kept: Kept, doc: dict[str, Any], proof: Trial) -> str:
     subject = kept.subject
     like = scenarios.get(subject.like)
@@ -72,15 +96,7 @@ def text(kept: Kept, doc: dict[str, Any], proof: Trial) -> str:
     )
     lines = "\n".join(f"- {line}" for line in words.step_lines(doc))
     reasons = "\n".join(f"- {r}" for r in proof.reasons)
-    changes = []  # to the guarantee, beyond leaving out the checks of the pair's own fault
-    if subject.planted_bug:
-        changes.append(
-            "workload=replace(LIKE.guarantee.workload or LIKE.workload, "
-            f"bug_offsets_outside_txn_every={subject.planted_bug})"
-        )
-    if subject.allowed:
-        allowed = ", ".join(f'"{name}": "allowed"' for name in subject.allowed)
-        changes.append(f"expect={{**LIKE.guarantee.expect, {allowed}}}")
+    changes = _changes(subject)
     guarantee = "    guarantee=replace(\n        LIKE.guarantee.under_another_schedule(),\n"
     guarantee += "".join(f"        {change},\n" for change in changes) + "    ),\n"
     count = f"{len(steps)} step{'s' if len(steps) != 1 else ''}"
@@ -102,11 +118,7 @@ Guarantee: {like.id}'s guarantee under this schedule. Run it: `kafka-harness run
 from dataclasses import replace
 {_like(subject.like, like)}
 
-SCHEDULE = serial.loads(
-    r"""
-{serial.dumps_doc(doc).rstrip()}
-"""
-)
+{_schedule(doc)}
 
 SCENARIO = replace(
     LIKE,
@@ -124,3 +136,50 @@ def write(path: Path, kept: Kept, doc: dict[str, Any], proof: Trial) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text(kept, doc, proof))
     return path
+
+
+def regression_text(
+    kept: Kept, sid: str, pins: tuple[dict[str, str], dict[str, str]], findings: list[str], evidence: str
+) -> str:
+    """The regression pair ``bisect`` writes: the explored side under the kept run's schedule, its
+    control pinned to the last affected release (``pins[0]``: Variant fields, e.g. ``kafka_version``)
+    and required to show one of ``findings``, its guarantee pinned to the first clean (``pins[1]``)."""
+    subject = kept.subject
+    like = scenarios.get(subject.like)
+
+    def side(name: str, pin: dict[str, str], expect: str) -> str:
+        fields = [f'name="{name}"', *(f'{k}="{v}"' for k, v in pin.items()), *([expect] if expect else [])]
+        return f"replace(_SIDE, {', '.join(fields)})"
+
+    one_of = ", ".join(f'"{name}": ONE_OF' for name in findings)
+    changes = "".join(f"    {change},\n" for change in _changes(subject))
+    return f'''"""{sid} — {like.id}'s guarantee under an explored schedule, on the release before and after a change.
+
+{evidence}
+
+Control: the side on the last affected release: it must show one of {", ".join(findings)}.
+Guarantee: the same side, schedule and expectations on the first clean release.
+Run it: `kafka-harness run THIS_FILE`.
+"""
+
+from dataclasses import replace
+{_like(subject.like, like)}
+from harness.verdict.document import ONE_OF
+
+{_schedule(kept.doc)}
+
+_SIDE = replace(
+    LIKE.guarantee.under_another_schedule(),
+{changes})
+
+SCENARIO = replace(
+    LIKE,
+    id="{sid}",
+    title="{like.id}'s guarantee under an explored schedule: last affected vs first clean release",
+    story=__doc__ or "",
+    schedule=serial.schedule(SCHEDULE),
+    sides_together=False,  # each release on a cluster of its own
+    control={side("control", pins[0], f"expect={{**_SIDE.expect, {one_of}}}")},
+    guarantee={side("guarantee", pins[1], "")},
+)
+'''

@@ -23,7 +23,7 @@ import pytest
 
 from harness import pytest_plugin
 from harness.cluster.kafka import KafkaCluster
-from tests.harness.test_stopping import ours, processes_naming
+from tests.harness.test_stopping import left_after_exit, processes_naming
 
 ROOT = Path(__file__).resolve().parents[2]
 PLUGIN = "harness.pytest_plugin"
@@ -105,7 +105,7 @@ def test_ctrl_c_mid_test_leaves_nothing(tmp_path: Path) -> None:
         if proc.poll() is None:
             proc.kill()
     assert proc.returncode == pytest.ExitCode.INTERRUPTED, "".join(lines[-30:])
-    assert ours(proc.pid) == []
+    assert left_after_exit(proc.pid) == []
     assert processes_naming(marker) == []
 
 

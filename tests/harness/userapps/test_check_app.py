@@ -28,7 +28,7 @@ from harness.userapps.check_app import check, run_folder
 from harness.userapps.contract import ContractError
 from harness.userapps.workload import APP_LINKS, UserAppWorkload
 from harness.verdict.document import VariantVerdict, side_outcome
-from tests.harness.test_stopping import ours, processes_naming
+from tests.harness.test_stopping import left_after_exit, ours, processes_naming
 
 ROOT = Path(__file__).resolve().parents[3]
 PYTHON_APP = [sys.executable, str(ROOT / "examples" / "python-app" / "src" / "eos_app.py")]
@@ -281,6 +281,7 @@ def test_ctrl_c_mid_run_leaves_nothing(tmp_path: Path) -> None:
         if proc.poll() is None:
             proc.kill()
     assert proc.returncode == 128 + signal.SIGINT, "".join(lines[-20:])
-    assert ours(proc.pid) == [] and processes_naming(marker) == []
+    assert left_after_exit(proc.pid) == []
+    assert processes_naming(marker) == []
     (folder,) = (tmp_path / "runs").iterdir()
     assert (folder / "report.html").exists()

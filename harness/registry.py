@@ -1,0 +1,43 @@
+"""Which releases a registry publishes: Kafka's brokers and Java clients on Maven Central, the
+librdkafka Python client (confluent-kafka) on PyPI. What ``bisect`` searches over.
+
+Only final releases (``X.Y.Z``), oldest first. A registry that cannot be reached is one line
+saying which and what to do; nothing is cached (a bisection asks once).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import urllib.request
+from urllib.error import URLError
+
+from harness import versions
+from harness.errors import HarnessError
+
+# Where the lists are read: overridable for a mirror (KEH_MAVEN_URL, KEH_PYPI_URL).
+MAVEN = os.environ.get("KEH_MAVEN_URL", "https://repo1.maven.org/maven2")
+PYPI = os.environ.get("KEH_PYPI_URL", "https://pypi.org/pypi")
+_TIMEOUT_S = 30
+_RELEASE = re.compile(r"^\d+\.\d+\.\d+$")
+
+# What each kind of release is, where it is listed.
+SOURCES = {
+    "kafka": f"{MAVEN}/org/apache/kafka/kafka_2.13/maven-metadata.xml",
+    "java": f"{MAVEN}/org/apache/kafka/kafka-clients/maven-metadata.xml",
+    "librdkafka": f"{PYPI}/confluent-kafka/json",
+}
+
+
+def published(kind: str) -> list[str]:
+    """Every final release of ``kind`` (``kafka``, ``java`` or ``librdkafka``), oldest first."""
+    url = SOURCES[kind]
+    try:
+        with urllib.request.urlopen(url, timeout=_TIMEOUT_S) as answer:
+            text = answer.read().decode()
+    except (URLError, OSError) as exc:
+        why = f"cannot list {kind} releases from {url} ({exc})"
+        raise HarnessError(f"{why}: check the network, or set a mirror (KEH_MAVEN_URL, KEH_PYPI_URL)") from exc
+    found = json.loads(text)["releases"] if kind == "librdkafka" else re.findall(r"<version>([^<]+)</version>", text)
+    return sorted((v for v in found if _RELEASE.match(v)), key=versions.key)
