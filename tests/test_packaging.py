@@ -1,6 +1,7 @@
 """What a user's project gets from ``pip install kafka-eos-harness``: no pyspark (it is the
 ``spark`` extra, which this checkout's setup installs), every Spark feature saying in one line
-how to get it when it is missing, and nothing else needing it."""
+how to get it when it is missing, and nothing else needing it; a pytest plugin whose module
+imports only pytest and the standard library (docs/your-app.md, "The pytest plugin")."""
 
 from __future__ import annotations
 
@@ -87,3 +88,24 @@ def test_each_spark_feature_without_pyspark_says_how_to_install_it() -> None:
     assert len(lines) == 6, done.stdout
     assert [line for line in lines if f"needs pyspark, which is not installed: pip install '{EXTRA}'" not in line] == []
     assert "run C1: C1 (a Spark scenario) needs pyspark" in lines[0]
+
+
+def test_the_plugin_module_imports_only_pytest_and_the_standard_library() -> None:
+    done = _python(
+        "import pytest\n"
+        "before = set(sys.modules)\n"
+        "import harness.pytest_plugin\n"
+        "new = set(sys.modules) - before\n"
+        "print(sorted(m for m in new if m.split('.')[0] not in sys.stdlib_module_names))\n"
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "['harness', 'harness.pytest_plugin']"
+
+
+def test_the_plugins_public_names_are_the_fixtures_modules() -> None:
+    from harness import pytest_fixtures, pytest_plugin
+
+    for name in pytest_plugin.__all__:
+        assert getattr(pytest_plugin, name) is getattr(pytest_fixtures, name)
+    # A failed check names the class where users import it from.
+    assert pytest_fixtures.ExactlyOnceViolation.__module__ == "harness.pytest_plugin"
