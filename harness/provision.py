@@ -23,6 +23,7 @@ from harness.jvm import java_clients, spark
 from harness.scenario import Scenario, side_workload
 from harness.settings import KNOWN_KAFKA_VERSIONS, Settings
 from harness.workloads import clients
+from harness.workloads.spark import SparkWorkload
 from harness.workloads.streams import StreamsWorkload
 
 
@@ -83,7 +84,12 @@ def pinned(settings: Settings, every: Iterable[Scenario]) -> Needs:
 
 
 def prepare(settings: Settings, chosen: Iterable[Scenario]) -> Needs:
-    """Fetch and build what the sides of ``chosen`` need and the cache lacks; what they need."""
+    """Fetch and build what the sides of ``chosen`` need and the cache lacks; what they need.
+    A Spark scenario without pyspark (the ``spark`` extra) stops here, before anything starts."""
+    chosen = list(chosen)
+    for scenario in chosen:
+        if any(isinstance(side_workload(scenario, v), SparkWorkload) for v in (scenario.control, scenario.guarantee)):
+            spark.require_pyspark(f"{scenario.id} (a Spark scenario)")
     found = needs(settings, chosen)
     fetch(settings, found)
     return found

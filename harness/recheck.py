@@ -89,6 +89,9 @@ def _checks(saved: dict[str, Any]) -> tuple[Check, ...]:
 def _spark(
     ledgers: list[Path], reads: Path, view: str, eos_pairs: tuple[tuple[str, str], ...], master: str
 ) -> CheckResult:
+    from harness.jvm.spark import require_pyspark
+
+    require_pyspark("the checker's Spark engine (--engine spark)")
     from harness.checker.spark import engine  # pyspark: a second or so to import, only when asked for
 
     spark = engine.session("recheck", master, kafka=False)

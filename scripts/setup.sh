@@ -62,9 +62,9 @@ want=$(sha256sum pyproject.toml | cut -d' ' -f1)
 if [ -x .venv/bin/python ] && [ "$(cat .venv/.setup-stamp 2>/dev/null)" = "$want" ]; then
   say "python: .venv up to date"
 else
-  say "python: installing pinned dependencies into .venv (pyspark is ~490 MB; first time takes a few minutes)"
+  say "python: installing pinned dependencies into .venv, the spark extra too (pyspark is ~490 MB; first time takes a few minutes)"
   "$PY" -m venv .venv
-  .venv/bin/pip install -q --disable-pip-version-check -e '.[dev]'
+  .venv/bin/pip install -q --disable-pip-version-check -e '.[dev,spark]'
   echo "$want" > .venv/.setup-stamp
 fi
 

@@ -79,7 +79,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     # Users' files and apps, on top of running pairs.
     ("harness.configcheck", "harness.userapps", "harness.explore"),
     # Entry points: the command line, the pytest plugin, the Spark jobs (programs the harness launches).
-    ("harness.cli", "harness.pytest_plugin", "spark_jobs"),
+    # The plugin's fixtures live beside it (harness.pytest_fixtures), imported when first asked for.
+    ("harness.cli", "harness.pytest_plugin", "harness.pytest_fixtures", "spark_jobs"),
 )  # fmt: skip
 
 

@@ -41,6 +41,8 @@ CONNECTOR_ARTIFACT = "spark-sql-kafka-0-10"
 # substitute: 4.0.0's batch reads work on pyspark 4.3.0 but its streaming source dies with
 # NoSuchMethodError (SerializedOffset), so the versions must match exactly.
 KNOWN_PYSPARK_VERSIONS = ("4.2.0", "4.0.0")
+# The package extra that installs pyspark (pyproject.toml); the harness runs without it but Spark.
+SPARK_EXTRA = "kafka-eos-harness[spark]"
 _DONE = "resolved"
 
 _POM = """<project xmlns="http://maven.apache.org/POM/4.0.0">
@@ -65,11 +67,24 @@ _MAVEN_SETTINGS = """<settings>
 """
 
 
+def require_pyspark(feature: str) -> None:
+    """Stop with one line, naming the extra that brings it, when ``feature`` needs pyspark and it
+    is not installed (it is optional: ``pip install kafka-eos-harness`` leaves it out)."""
+    if importlib.util.find_spec("pyspark") is None:
+        raise HarnessError(
+            f"{feature} needs pyspark, which is not installed: pip install '{SPARK_EXTRA}'"
+            " (in a checkout of the harness, `make setup` installs it)"
+        )
+
+
 def _pyspark() -> tuple[str, Path]:
     """Version and jars folder of the installed pyspark, found without importing it (~0.5 s)."""
+    require_pyspark("Spark")
     spec = importlib.util.find_spec("pyspark")
     if spec is None or spec.origin is None:
-        raise HarnessError("pyspark is not installed: run `make setup`")
+        raise HarnessError(
+            f"pyspark's install looks broken (no package file): pip install --force-reinstall '{SPARK_EXTRA}'"
+        )
     return importlib.metadata.version("pyspark"), Path(spec.origin).parent / "jars"
 
 
@@ -200,6 +215,7 @@ def session(
     connector (a job that reads only files need not resolve it). ``conf``: more settings, or
     other values for these (a standalone cluster's executor memory, say).
     """
+    require_pyspark("a Spark session")
     from pyspark.sql import SparkSession  # imported here: ~0.5 s that connector_jars alone need not pay
 
     jars = connector_jars(settings) if kafka else []

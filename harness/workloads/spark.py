@@ -33,6 +33,7 @@ from harness.cluster.kafka import KafkaCluster
 from harness.faults import serial
 from harness.history.columns import History, view_path
 from harness.history.readback import high_watermarks, read_back
+from harness.jvm.spark import require_pyspark
 from harness.workloads import spark_tables
 from harness.workloads.base import Plan, Side
 from harness.workloads.input import INPUT_PRODUCER, fill, input_app
@@ -72,6 +73,7 @@ class SparkWorkload:
     input_rate_per_s: float = 0.0
 
     def plan(self, side: Side) -> Plan:
+        require_pyspark("the Spark workload")  # its driver runs pyspark: stop before the topics
         cluster, run_dir = side.cluster, side.run_dir
         source = f"{side.name}-in"
         to_kafka = self.job == "kafka_sink"

@@ -1,8 +1,9 @@
 """The pytest plugin (harness.pytest_plugin) as a user's project meets it: a session that asks for
-none of its fixtures starts nothing, and Ctrl-C in the middle of a test leaves no container and no
-app process behind; an output still growing when the wait for it ends is said to be judged as it
-stands. (What its fixtures do is shown by the example project's own tests,
-examples/python-app, which `make test` runs through the installed plugin.)"""
+none of its fixtures starts nothing and imports none of the harness's heavy parts, and Ctrl-C in
+the middle of a test leaves no container and no app process behind; an output still growing when
+the wait for it ends is said to be judged as it stands. (What its fixtures do is shown by the
+example project's own tests, examples/python-app, which `make test` runs through the installed
+plugin.)"""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from typing import cast
 
 import pytest
 
-from harness import pytest_plugin
+from harness import pytest_fixtures
 from harness.cluster.kafka import KafkaCluster
 from tests.harness.test_stopping import left_after_exit, processes_naming
 
@@ -50,12 +51,28 @@ def _project(tmp_path: Path, test: str) -> Path:
     return project
 
 
+# What the session had imported by its end, written where the test reads it.
+_HEAVY_CONFTEST = """
+import sys
+from pathlib import Path
+
+HEAVY = ("numpy", "pyarrow", "confluent_kafka", "testcontainers", "docker", "plotly", "pyspark")
+HEAVY += ("harness.pytest_fixtures",)
+
+def pytest_sessionfinish(session):
+    Path(__file__).with_name("imported.txt").write_text(" ".join(m for m in HEAVY if m in sys.modules))
+"""
+
+
 def test_a_session_asking_for_no_fixture_starts_no_cluster(tmp_path: Path) -> None:
     project = _project(tmp_path, "def test_plain():\n    assert True\n")
+    (project / "conftest.py").write_text(_HEAVY_CONFTEST)
     # An image that does not exist: a cluster started anyway would fail the session.
     proc = _pytest(project, "-q", env={"KEH_KAFKA_IMAGE": "kafka-eos-harness/absent:0"})
     out, _ = proc.communicate(timeout=120)
     assert proc.returncode == 0 and "1 passed" in out, out
+    # Nor does it import the harness's heavy parts: the plugin's fixtures do, when first asked for.
+    assert (project / "imported.txt").read_text() == ""
     help_proc = _pytest(project, "--help")
     out, _ = help_proc.communicate(timeout=120)
     assert "--keh-kafka-version" in out and "keh_runs_dir" in out
@@ -114,9 +131,70 @@ def test_an_output_still_growing_when_the_wait_ends_is_said(
     growing: bool, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     counter = iter(range(1_000_000))
-    monkeypatch.setattr(pytest_plugin, "QUIET_S", 0.1)
-    monkeypatch.setattr(pytest_plugin, "high_watermarks", lambda *_: {"out-0": next(counter) if growing else 7})
+    monkeypatch.setattr(pytest_fixtures, "QUIET_S", 0.1)
+    monkeypatch.setattr(pytest_fixtures, "high_watermarks", lambda *_: {"out-0": next(counter) if growing else 7})
     cluster = SimpleNamespace(bootstrap_servers=lambda: "", client_config=lambda: {})
-    pytest_plugin._wait_quiet(cast(KafkaCluster, cluster), "out", 1.0)
+    pytest_fixtures._wait_quiet(cast(KafkaCluster, cluster), "out", 1.0)
     said = capsys.readouterr().err
     assert ("out was still growing after 1s" in said) is growing
+
+
+_STAND_INS = """
+from pathlib import Path
+
+from harness import pytest_fixtures
+
+LOG = Path(__file__).with_name("log.txt")
+
+
+def log(line):
+    with LOG.open("a") as out:
+        out.write(line + "\\n")
+
+
+def cluster(kafka_version):
+    log(f"cluster up {kafka_version}")
+    try:
+        yield "cluster"
+    finally:
+        log("cluster down")
+
+
+def run(kafka_cluster, runs, test):
+    log(f"run of {test} on {kafka_cluster} in {runs.name}")
+    try:
+        yield "run"
+    finally:
+        log(f"run of {test} over")
+
+
+pytest_fixtures.kafka_cluster, pytest_fixtures.harness_run = cluster, run
+pytest_fixtures.eos_input = lambda run: lambda topic, n: f"{run}: {n} in {topic}"
+"""
+
+_USES = """
+def test_one(eos_input, faults):
+    assert eos_input("orders", 3) == "run: 3 in orders"
+    assert type(faults).__name__ == "FaultsFixture"
+
+
+def test_two(eos_input):
+    raise AssertionError("failed mid-test")
+"""
+
+
+def test_the_fixtures_hand_over_to_their_module_and_tear_down(tmp_path: Path) -> None:
+    # Stand-ins for the cluster and the test's run, so the plugin's own wiring runs without Docker.
+    project = _project(tmp_path, _USES)
+    (project / "conftest.py").write_text(_STAND_INS)
+    proc = _pytest(project, "-q", "--keh-kafka-version", "3.9.1", "--keh-runs-dir", "elsewhere")
+    out, _ = proc.communicate(timeout=120)
+    assert "1 failed, 1 passed" in out, out
+    assert (project / "log.txt").read_text().splitlines() == [
+        "cluster up 3.9.1",
+        "run of test_one on cluster in elsewhere",
+        "run of test_one over",
+        "run of test_two on cluster in elsewhere",
+        "run of test_two over",
+        "cluster down",
+    ]

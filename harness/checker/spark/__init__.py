@@ -6,4 +6,11 @@ histories beyond one machine.
 frames every anomaly shares (sessions, transactions, one row of facts per record id), as the numpy
 engine's ``Context`` does; ``anomalies`` finds each anomaly with a function named as the numpy
 engine's (``harness.checker.catalogue`` names both).
+
+Every module here imports pyspark, the ``spark`` extra; without it importing this package
+stops with one line saying how to install it.
 """
+
+from harness.jvm.spark import require_pyspark
+
+require_pyspark("the checker's Spark engine")
