@@ -292,8 +292,13 @@ def contract_breach(side: VariantVerdict) -> ContractError | None:
         return ContractError(sink["contract"])
     if not committed:
         group = side.context.get("producer_config", {}).get("group.id", "?")
-        if sink.get("outputs", 0):
-            return contract.never_committed(instance_name(1), group, sink["outputs"])
+        # What reached the output at all, committed or not (its high watermarks): a transactional
+        # app that read and wrote but hung in its first transaction did not break the contract.
+        written = max((s["outputs"] for s in sink.get("progress") or []), default=0)
+        if written and side.context.get("faults"):
+            return None  # a fault stopped it mid-transaction: the verdict says what became of its inputs
+        if sink.get("outputs", 0) or written:
+            return contract.never_committed(instance_name(1), group, sink.get("outputs", 0) or written)
         ran = side.context.get("ended_at", 0) - side.context.get("started_at", 0)
         return contract.never_read(instance_name(1), group, side.context["topics"][0], ran)
     return None

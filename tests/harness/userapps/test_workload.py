@@ -62,6 +62,17 @@ def test_a_run_that_read_and_committed_has_a_verdict() -> None:
     assert contract_breach(_side({"group_committed": None, "outputs": 0, "contract": ""})) is None
 
 
+def test_an_app_a_fault_stopped_inside_its_first_transaction_gets_a_verdict_not_a_contract_line() -> None:
+    # Outputs written in a transaction that never committed: read committed sees none, the high
+    # watermarks do. With a fault injected the verdict says what became of the inputs.
+    sink = {"group_committed": 0, "outputs": 0, "contract": "", "progress": [{"outputs": 0}, {"outputs": 300}]}
+    faulted = _side(sink)
+    faulted.context["faults"] = [{"fault": "crash_at_commit"}]
+    assert contract_breach(faulted) is None
+    breach = contract_breach(_side(sink))  # no fault: the app itself never committed
+    assert breach is not None and "wrote 300 output records" in str(breach)
+
+
 def test_a_crash_mid_run_and_an_app_that_gave_up_fail_their_checks() -> None:
     killed = _incarnation(1, -9, False)
     crashed = _incarnation(2, 1, True, last_line="RuntimeError: lost my way")
