@@ -33,8 +33,8 @@ from typing import Any
 
 from harness.faults.kinds import protocol as protocol_kind
 from harness.faults.kinds.base import Context, DrawContext, SelfEnding
-from harness.faults.roles import App, Brokers
-from harness.faults.specs import FaultSpec
+from harness.faults.roles import App, Brokers, Target
+from harness.faults.specs import Direction, FaultSpec, Listeners, on_links
 from harness.waits import Deadline, poll_until
 
 ACTIONS = ("kill", "stop", "pause", "cut")
@@ -45,27 +45,32 @@ _QUIET_S = 30.0
 _STOP_GRACE_S = 30.0  # a stopped app's clean shutdown gets this long before SIGKILL
 
 
-def check_params(
-    kind: str, target: object, after: int, times: int, action: str, hold_s: float, restart_s: float
-) -> None:
+def window_spec(
+    kind: str,
+    direction: Direction,
+    target: Target,
+    after: int,
+    times: int,
+    action: str,
+    hold_s: float,
+    restart_after_s: float,
+    listener: Listeners,
+) -> FaultSpec:
+    """A window fault's spec, its parameters checked: ``action`` kept only when not the default
+    kill, ``hold_s`` only where it counts (a pause, a cut), so a kill's read back as they always were."""
     if not isinstance(target, App):
         raise ValueError(f"{kind} aims at an app (App(name))")
-    if after < 1 or times < 1 or restart_s < 0 or hold_s <= 0:
+    if after < 1 or times < 1 or restart_after_s < 0 or hold_s <= 0:
         raise ValueError(f"{kind} needs after >= 1, times >= 1, hold_s > 0, restart_after_s >= 0")
     if action not in ACTIONS:
         raise ValueError(f"{kind}: unknown action {action!r}; one of {', '.join(ACTIONS)}")
-
-
-def params(after: int, times: int, action: str, hold_s: float, restart_after_s: float) -> dict[str, Any]:
-    """A window fault's spec parameters: ``action`` only when not the default kill, ``hold_s``
-    only where it counts (a pause, a cut), so a kill's read back as they always were."""
-    found: dict[str, Any] = {"after": after, "times": times}
+    params: dict[str, Any] = {"after": after, "times": times}
     if action != "kill":
-        found["action"] = action
+        params["action"] = action
     if action in ("pause", "cut"):
-        found["hold_s"] = hold_s
-    found["restart_after_s"] = restart_after_s
-    return found
+        params["hold_s"] = hold_s
+    params["restart_after_s"] = restart_after_s
+    return on_links(kind, target, listener, direction, **params)
 
 
 def draw_action(rng: random.Random, ctx: DrawContext) -> tuple[str, float]:

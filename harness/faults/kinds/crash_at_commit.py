@@ -23,10 +23,10 @@ from __future__ import annotations
 
 import random
 
-from harness.faults.kinds.app_window import Window, check_params, draw_action, params
+from harness.faults.kinds.app_window import Window, draw_action, window_spec
 from harness.faults.kinds.base import COMMIT, Context, DrawContext, FaultKind
 from harness.faults.roles import App, Target
-from harness.faults.specs import FaultSpec, Listeners, on_links
+from harness.faults.specs import FaultSpec, Listeners
 
 # The requests that commit a group's input offsets, each naming the group.
 COMMIT_APIS = ("OffsetCommit", "AddOffsetsToTxn", "TxnOffsetCommit")
@@ -45,9 +45,7 @@ def crash_at_commit(
     ``after``-th commit request from now (of its group's offsets) is swallowed on the wire; a
     killed or stopped app starts again ``restart_after_s`` later; ``times`` windows, each counted
     from the previous one. ``listener``: where the app reaches the brokers."""
-    check_params("crash_at_commit", target, after, times, action, hold_s, restart_after_s)
-    spec_params = params(after, times, action, hold_s, restart_after_s)
-    return on_links("crash_at_commit", target, listener, "to_broker", **spec_params)
+    return window_spec("crash_at_commit", "to_broker", target, after, times, action, hold_s, restart_after_s, listener)
 
 
 def start(ctx: Context, spec: FaultSpec, brokers: list[int]) -> Window:

@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import random
 
-from harness.faults.kinds.app_window import Window, check_params, draw_action, params
+from harness.faults.kinds.app_window import Window, draw_action, window_spec
 from harness.faults.kinds.base import COMMIT, Context, DrawContext, FaultKind
 from harness.faults.roles import App, Target
-from harness.faults.specs import FaultSpec, Listeners, on_links
+from harness.faults.specs import FaultSpec, Listeners
 
 # How long a held Produce waits: past the restart a second after a kill, so the late copy meets
 # the app's next incarnation.
@@ -42,9 +42,7 @@ def crash_in_produce(
     ``after``-th Produce request from now is held on the wire (``HELD_MS``); a killed or stopped
     app starts again ``restart_after_s`` later; ``times`` windows, each counted from the
     previous one. ``listener``: where the app reaches the brokers."""
-    check_params("crash_in_produce", target, after, times, action, hold_s, restart_after_s)
-    spec_params = params(after, times, action, hold_s, restart_after_s)
-    return on_links("crash_in_produce", target, listener, "both", **spec_params)
+    return window_spec("crash_in_produce", "both", target, after, times, action, hold_s, restart_after_s, listener)
 
 
 def start(ctx: Context, spec: FaultSpec, brokers: list[int]) -> Window:
