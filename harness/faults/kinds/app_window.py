@@ -147,10 +147,9 @@ class Window(SelfEnding):
     def _kill(self, window: dict[str, Any]) -> None:
         self.app.signal(signal.SIGKILL)
         window["killed_at"] = time.time()
-        self._stop_matching()  # what is held goes on in its time, meeting the next incarnation
+        self._disarm()  # what is held goes on first: the next incarnation's traffic meets no toxic
         self._stop.wait(self.spec.params["restart_after_s"])
         self.app.restart()  # also when stopped: an app the fault killed comes back, as a kill's heal does
-        self._disarm()
 
     def _terminate(self, window: dict[str, Any]) -> None:
         self.app.signal(signal.SIGTERM)
@@ -159,10 +158,9 @@ class Window(SelfEnding):
             self.app.signal(signal.SIGKILL)
             window["killed_after_s"] = _STOP_GRACE_S  # the stop became a kill: the record says so
         window["exited_at"] = time.time()
-        self._stop_matching()
+        self._disarm()
         self._stop.wait(self.spec.params["restart_after_s"])
         self.app.restart()
-        self._disarm()
 
     def _pause(self, window: dict[str, Any]) -> None:
         self.app.signal(signal.SIGSTOP)
@@ -194,11 +192,6 @@ class Window(SelfEnding):
                 spec = protocol_kind.protocol(Brokers(), **params, after=after, times=0, listener=self.spec.listeners)
                 active = protocol_kind.start(self.ctx, spec, self.brokers)
                 self._armed.append((active, active.requests))
-
-    def _stop_matching(self) -> None:
-        with self._lock:
-            for active, _ in self._armed:
-                active.stop_matching()
 
     def _disarm(self) -> None:
         with self._lock:

@@ -5,10 +5,11 @@ in flight, not yet acknowledged. A ``hold`` protocol toxic on every broker's lin
 listener holds the app's ``after``-th ``Produce`` request from now, and every one after it, for
 ``HELD_MS``; as soon as one is held the app is killed (or stopped, paused or cut off: ``action``,
 ``app_window``), so the outputs reach the brokers late, from an incarnation that no longer
-exists and never committed the inputs they came from. An at-least-once app reads those inputs
-again when it restarts and writes them twice; a transactional app's late outputs belong to a
-transaction its next incarnation aborts (the late copy carries the old producer epoch). What
-the brokers answered to each late copy is in the fault's record.
+exists and never committed the inputs they came from (the late copies go on before the next
+incarnation starts: the toxics are gone before it sends anything). An at-least-once app reads
+those inputs again when it restarts and writes them twice; a transactional app's late outputs
+belong to a transaction its next incarnation aborts. What the brokers answered to each late copy
+is in the fault's record.
 
 The toxics tell requests apart by connection, not by process: with several instances on the
 app's links (``check-app --instances``) the Produce held may be another instance's; each hit
@@ -24,8 +25,7 @@ from harness.faults.kinds.base import COMMIT, Context, DrawContext, FaultKind
 from harness.faults.roles import App, Target
 from harness.faults.specs import FaultSpec, Listeners
 
-# How long a held Produce waits: past the restart a second after a kill, so the late copy meets
-# the app's next incarnation.
+# How long a held Produce waits: well past the kill, so the outputs land from a dead incarnation.
 HELD_MS = 3_000
 
 

@@ -72,7 +72,7 @@ def test_its_produce_twin_holds_the_app_s_outputs_and_sees_the_answers() -> None
     spec = crash_in_produce(App("app-1"), after=3, action="cut", hold_s=5.0, listener="client2")
     assert (spec.kind, spec.listeners, spec.direction) == ("crash_in_produce", ("client2",), "both")
     assert spec.params == {"after": 3, "times": 1, "action": "cut", "hold_s": 5.0, "restart_after_s": 1.0}
-    assert produce_kind.KIND.family == COMMIT and 1000 * spec.params["restart_after_s"] < produce_kind.HELD_MS
+    assert produce_kind.KIND.family == COMMIT
 
 
 def test_drawn_actions_are_mostly_kills_and_holds_span_the_session_timeout() -> None:
