@@ -24,6 +24,7 @@ import os
 import secrets
 import signal
 import threading
+import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -454,11 +455,17 @@ class KafkaCluster:
                     raise HarnessError(f"cannot create topic {name}: {err.str()}") from exc
 
     def partition(self, topic: str, partition: int) -> Any:
-        md = self.admin().list_topics(topic=topic, timeout=5)
-        t = md.topics[topic]
-        if t.error is not None:
-            raise KafkaException(t.error)
-        return t.partitions[partition]
+        """The partition's metadata. A topic just created may still be unknown to the broker asked
+        (metadata reaches the brokers a moment after the create returns): that one error is asked
+        again for up to 10 s; any other is raised at once, as the callers' own waits expect."""
+        deadline = Deadline(10.0)
+        while True:
+            t = self.admin().list_topics(topic=topic, timeout=5).topics[topic]
+            if t.error is None:
+                return t.partitions[partition]
+            if t.error.code() != KafkaError.UNKNOWN_TOPIC_OR_PART or deadline.expired():
+                raise KafkaException(t.error)
+            time.sleep(0.2)
 
     def leader(self, topic: str, partition: int = 0) -> int:
         return int(self.partition(topic, partition).leader)

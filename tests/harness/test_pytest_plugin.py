@@ -99,7 +99,7 @@ def test_ctrl_c_mid_test_leaves_nothing(tmp_path: Path) -> None:
     marker.mkdir()
     shutil.copy(ROOT / "examples" / "python-app" / "src" / "eos_app.py", marker)
     project = _project(tmp_path, _INTERRUPTED.format(app=str(marker / "eos_app.py")))
-    proc = _pytest(project, "-s", "-q")
+    proc = _pytest(project, "-s", "-q", env={"PYTHONFAULTHANDLER": "1"})
     lines: list[str] = []
     running = threading.Event()
 
@@ -116,7 +116,14 @@ def test_ctrl_c_mid_test_leaves_nothing(tmp_path: Path) -> None:
         assert processes_naming(marker), "the app is not running"
         sent = time.monotonic()
         proc.send_signal(signal.SIGINT)
-        proc.wait(120)
+        try:
+            proc.wait(120)
+        except subprocess.TimeoutExpired:
+            # Once seen in CI under load: every thread's stack (PYTHONFAULTHANDLER), to say where it hung.
+            proc.send_signal(signal.SIGABRT)
+            proc.wait(30)
+            time.sleep(1)  # the reader takes the dump
+            raise AssertionError("pytest still running 120 s after SIGINT:\n" + "".join(lines[-120:])) from None
         print(f"pytest exited {time.monotonic() - sent:.1f}s after SIGINT")
     finally:
         if proc.poll() is None:
