@@ -20,7 +20,6 @@ from harness.errors import HarnessError
 MAVEN = os.environ.get("KEH_MAVEN_URL", "https://repo1.maven.org/maven2")
 PYPI = os.environ.get("KEH_PYPI_URL", "https://pypi.org/pypi")
 _TIMEOUT_S = 30
-_RELEASE = re.compile(r"^\d+\.\d+\.\d+$")
 
 # What each kind of release is, where it is listed.
 SOURCES = {
@@ -40,4 +39,4 @@ def published(kind: str) -> list[str]:
         why = f"cannot list {kind} releases from {url} ({exc})"
         raise HarnessError(f"{why}: check the network, or set a mirror (KEH_MAVEN_URL, KEH_PYPI_URL)") from exc
     found = json.loads(text)["releases"] if kind == "librdkafka" else re.findall(r"<version>([^<]+)</version>", text)
-    return sorted((v for v in found if _RELEASE.match(v)), key=versions.key)
+    return sorted((v for v in found if versions.is_release(v)), key=versions.key)

@@ -18,6 +18,11 @@ from harness.settings import KNOWN_KAFKA_VERSIONS, OLDEST_KAFKA_VERSION
 _RELEASE = re.compile(r"^\d+\.\d+\.\d+$")
 
 
+def is_release(version: str) -> bool:
+    """Whether ``version`` is a final release number ``X.Y.Z`` (not a candidate, not a snapshot)."""
+    return bool(_RELEASE.match(version))
+
+
 def key(version: str) -> tuple[int, ...]:
     """``version`` comparable as numbers: "3.10.0" comes after "3.9.2"."""
     return tuple(int(part) for part in version.split("."))
@@ -26,7 +31,7 @@ def key(version: str) -> tuple[int, ...]:
 def release(version: str, what: str, oldest: str, why: str) -> str:
     """``version`` when it is an ``X.Y.Z`` release of ``what`` no older than ``oldest``; otherwise
     a HarnessError saying so, and ``why`` that is the oldest."""
-    if not _RELEASE.match(version):
+    if not is_release(version):
         raise HarnessError(f"{what} version {version!r} is not a release number X.Y.Z: {oldest} or newer ({why})")
     if key(version) < key(oldest):
         raise HarnessError(f"{what} {version} is too old: {oldest} or newer ({why})")

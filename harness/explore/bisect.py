@@ -105,6 +105,10 @@ class Bisection:
     boundaries: list[tuple[Point, Point]]
     pair: Path | None  # the regression pair file, when the failures named a finding
 
+    def in_order(self) -> list[Point]:
+        """Every release judged, oldest first."""
+        return sorted(self.points.values(), key=lambda p: versions.key(p.release))
+
     @property
     def pair_boundary(self) -> tuple[Point, Point]:
         """The boundary the regression pair stands on: the fix if there is one, else the break."""
@@ -244,7 +248,7 @@ def _write_pair(kept: Kept, result: Bisection, times: int, out: Path | None) -> 
 
 def _evidence(kept: Kept, result: Bisection, times: int) -> str:
     rows = []
-    for p in sorted(result.points.values(), key=lambda p: versions.key(p.release)):
+    for p in result.in_order():
         findings = ", ".join(f"{n} {c}" for n, c in p.findings.items()) or "-"
         rows.append(f"| {p.release} | {p.failed} of {len(p.outcomes)} | {findings} |")
     return (
@@ -269,6 +273,6 @@ def _summary(kept: Kept, result: Bisection, times: int) -> dict[str, Any]:
         "boundaries": [describe(b) for b in result.boundaries],
         "last_affected": result.affected.release,
         "first_clean": result.clean.release,
-        "points": [p.row() for p in sorted(result.points.values(), key=lambda p: versions.key(p.release))],
+        "points": [p.row() for p in result.in_order()],
         "pair": str(result.pair) if result.pair else None,
     }

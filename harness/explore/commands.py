@@ -97,7 +97,7 @@ def cmd_bisect(args: argparse.Namespace, settings_of: SettingsOf) -> int:
     kept = replay.Kept.read(Path(args.run_dir))
     chosen = bisect.releases(axis, span)  # bad input: one line, before anything starts
     found = bisect.bisect(kept, axis, chosen, args.times, settings_of(args), Path(args.out) if args.out else None)
-    for p in sorted(found.points.values(), key=lambda p: [int(x) for x in p.release.split(".")]):
+    for p in found.in_order():
         state = "affected" if p.affected else "clean"
         print(f"  {axis} {p.release:<8} {p.failed} of {len(p.outcomes)} failed  {state}", flush=True)
     for boundary in found.boundaries:
