@@ -1,7 +1,7 @@
 # kafka-eos-harness. A fresh machine needs two commands: `make setup`, then `make test`.
 VENV := .venv/bin
 
-.PHONY: setup test test-unit test-properties lint stability bench-cluster bench-checker bench-spark bench-driver bench-eos bench-streams bench-stop bench-explore clean
+.PHONY: setup test test-unit test-properties lint stability bench-cluster bench-checker bench-spark bench-driver bench-eos bench-streams bench-stop bench-explore bench-campaign clean
 
 setup:  ## Python env, Docker engine, build tools and images (skips what exists)
 	bash scripts/setup.sh
@@ -71,6 +71,9 @@ bench-stop: $(VENV)/python  ## how soon Ctrl-C / SIGTERM ends a pair mid-run, qu
 
 bench-streams: $(VENV)/python  ## Kafka Streams at_least_once vs exactly_once_v2 at commit.interval.ms 100 ms and 30 s
 	$(VENV)/python bench/bench_streams.py
+
+bench-campaign: $(VENV)/python  ## a campaign's runs per hour by worker count, and where a run's time goes
+	$(VENV)/python bench/bench_campaign.py
 
 bench-explore: $(VENV)/python  ## explore's cost: warm cluster start, per-run overhead, one worker's share of the machine, 1 vs 2 workers
 	$(VENV)/python bench/bench_explore.py

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import scenarios
 from harness import docker_engine, provision, stopping, versions
+from harness.campaign import commands as campaign_commands
 from harness.cluster import images
 from harness.configcheck import dynamic
 from harness.errors import HarnessError
@@ -290,6 +291,7 @@ def parser() -> argparse.ArgumentParser:
     sp.set_defaults(func=cmd_up)
 
     explore_commands.add_parsers(sub, _settings, versions)
+    campaign_commands.add_parsers(sub, _settings)
 
     sp = sub.add_parser(
         "verify-config", help="check broker, producer and consumer .properties files against the scenarios' rules"

@@ -77,7 +77,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     # Running pairs, checking saved runs, fetching the versions a run needs.
     ("harness.runner", "harness.recheck", "harness.provision"),
     # Users' files and apps, on top of running pairs.
-    ("harness.configcheck", "harness.userapps", "harness.explore"),
+    ("harness.configcheck", "harness.userapps", "harness.explore", "harness.campaign"),
     # Entry points: the command line, the pytest plugin, the Spark jobs (programs the harness launches).
     # The plugin's fixtures live beside it (harness.pytest_fixtures), imported when first asked for.
     ("harness.cli", "harness.pytest_plugin", "harness.pytest_fixtures", "spark_jobs"),

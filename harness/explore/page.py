@@ -72,8 +72,4 @@ def write(folder: Path, doc: dict[str, Any]) -> Path:
         plotly_js=figures.plotly_js() if fig else "",
         made=time.strftime("%Y-%m-%d %H:%M:%S"),
     )
-    path = folder / INDEX
-    partial = path.with_suffix(".html.partial")
-    partial.write_text(html, encoding="utf-8")
-    partial.replace(path)
-    return path
+    return report_page.write_whole(folder / INDEX, html)

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.cluster.kafka import KafkaCluster
-from harness.explore import clusters, draw, page, targets, trial, words
+from harness.explore import clusters, draw, page, targets, trial, words, workers
 from harness.explore.subject import Subject
 from harness.progress import say
 from harness.settings import Settings
@@ -141,25 +141,10 @@ def explore(
                     progress.restarts += 1
                 progress.done(n, result)
 
-    if exploration.workers == 1 or cluster is not None:
-        worker()  # in the main thread: Ctrl-C and SIGTERM reach it as they do `run`
-    else:
-        failures: list[BaseException] = []
+    def stop() -> None:
+        progress.stopped = True
 
-        def guarded() -> None:
-            try:
-                worker()
-            except BaseException as exc:  # said in the main thread, once every worker is done
-                failures.append(exc)
-                progress.stopped = True
-
-        threads = [threading.Thread(target=guarded, name=f"explore-{i}") for i in range(exploration.workers)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        if failures:
-            raise failures[0]
+    workers.side_by_side(1 if cluster is not None else exploration.workers, worker, stop)
     write_index(folder, exploration, progress.trials, progress.restarts)
     return folder, [progress.trials[n] for n in sorted(progress.trials)]
 

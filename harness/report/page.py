@@ -174,8 +174,11 @@ def build(folder: Path, story: str | None = None, title: str | None = None) -> P
         plotly_js=figures.plotly_js(),
         plotly_version=plotly.__version__,
     )
-    path = folder / REPORT
-    # Whole or not at all: an interrupted run may stop this process mid-write.
+    return write_whole(folder / REPORT, html)
+
+
+def write_whole(path: Path, html: str) -> Path:
+    """``html`` into ``path`` whole or not at all: an interrupted run may stop this process mid-write."""
     partial = path.with_suffix(".html.partial")
     partial.write_text(html, encoding="utf-8")
     partial.replace(path)

@@ -14,7 +14,7 @@ from confluent_kafka.admin import OffsetSpec
 
 from harness import faults as f
 from harness.cluster.kafka import KafkaCluster
-from harness.faults import Faults, FaultSpec, Leader
+from harness.faults import Faults, FaultSpec, Leader, Node
 from harness.waits import wait_until
 
 PROBE_TIMEOUT_S = 5.0
@@ -111,6 +111,23 @@ def test_process_fault_moves_leadership_and_heals(cluster: KafkaCluster, topic: 
         new_leader = cluster.wait_for_leader(topic, not_on=leader, timeout_s=60)
         assert new_leader != leader
         produce_once(cluster, topic)  # the partition is writable again on the new leader
+    finally:
+        faults.heal_all()
+    assert cluster.registered_brokers() == [1, 2, 3]
+    cluster.wait_for_isr(topic, 0, 3, timeout_s=90)
+
+
+@pytest.mark.parametrize("second", ["kill", "pause"])
+def test_a_process_fault_on_a_broker_already_down_leaves_it_to_the_first(
+    cluster: KafkaCluster, topic: str, second: str
+) -> None:
+    """Two drawn steps may overlap on one broker: Docker refuses to kill or pause a container that
+    is not running, so the second leaves it to the first, whose heal brings it back."""
+    leader = cluster.leader(topic)
+    faults = Faults(cluster)
+    faults.inject(FaultSpec("kill", Node(leader)))
+    try:
+        assert faults.inject(FaultSpec(second, Node(leader))).brokers == [leader]
     finally:
         faults.heal_all()
     assert cluster.registered_brokers() == [1, 2, 3]

@@ -41,6 +41,7 @@ final class Transactions {
      * The sends are inside: once one failed, the client refuses further calls until the abort.
      */
     String end(long txn, boolean abort, Runnable work) {
+        boolean committing = false;
         try {
             work.run();
             if (abort) {
@@ -52,12 +53,16 @@ final class Transactions {
                 return ABORTED;
             }
             ledger.txn("commit", session, txn, null);
+            committing = true;
             untilAnswered("commitTransaction", producer::commitTransaction);
             ledger.txn(COMMITTED, session, txn, null);
             return COMMITTED;
         } catch (KafkaException e) {
             KafkaException unknown = e;
-            if (!Outcomes.fatal(e) && !Outcomes.retriable(e)) {
+            // A timeout before the commit (a send or sendOffsetsToTransaction outliving max.block.ms) is
+            // abortable, as the client documents since KAFKA-18579: abort and redo the batch. During the
+            // commit it leaves the outcome open, and untilAnswered has asked again already.
+            if (!Outcomes.fatal(e) && (!Outcomes.retriable(e) || !committing)) {
                 try {
                     untilAnswered("abortTransaction", producer::abortTransaction);
                     ledger.txn(ABORTED, session, txn, Outcomes.name(e));

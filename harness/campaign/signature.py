@@ -1,0 +1,124 @@
+"""A failing run reduced to its signature, so that many failures of one cause count as one row.
+
+A signature is what went wrong and where: its **effect** (data went wrong, an app stopped, both,
+an app crashed, only a client stalled or was refused, or the run could not run at all), the data
+**findings** (names, not counts), the **errors** that stopped apps (the client's error code, or
+the call that outlived its timeout), and the **versions** (Kafka, client). Two failures with
+these equal are one signature.
+
+Beside it, a run's **faulted APIs** (protocol faults that caught a request) and **role kinds**
+(who its faults hit: leader, followers, coordinator, app …) are kept; a row of many runs shows
+those every one of its runs shared, which is where a cause is to be looked for.
+
+When an app stopped, inputs it never reached have no outputs: ``eos_missing`` then says the app
+stopped, not that it skipped inputs while running, and the signature writes it
+``eos_missing (after the app stopped)``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from harness.checker import catalogue
+from harness.explore import trial
+from harness.workloads.apps.transactions import FENCED_EXIT, STUCK_EXIT
+
+DATA, STOPPED, BOTH = "data went wrong", "an app stopped", "data went wrong; an app stopped"
+CRASHED, NOT_RUN, CLIENT_ONLY = "an app crashed", "could not run", "a client stalled or was refused"
+UNREACHED = "eos_missing (after the app stopped)"
+_STOPPING = set(trial.APP_ERRORS)
+
+
+@dataclass(frozen=True)
+class Signature:
+    effect: str
+    findings: tuple[str, ...]
+    errors: tuple[str, ...]
+    kafka: str
+    client: str  # "librdkafka 2.16.0", "java 4.4.0"
+
+    def __str__(self) -> str:
+        what = ", ".join(self.findings) or "no data finding"
+        errors = f"; stopped by {', '.join(self.errors)}" if self.errors else ""
+        return f"{self.effect}: {what}{errors} (Kafka {self.kafka}, {self.client})"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "effect": self.effect,
+            "findings": list(self.findings),
+            "errors": list(self.errors),
+            "kafka": self.kafka,
+            "client": self.client,
+        }
+
+
+@dataclass(frozen=True)
+class Failure:
+    """One failing run: its signature, and where its faults hit."""
+
+    folder: Path
+    signature: Signature
+    apis: frozenset[str]
+    roles: frozenset[str]
+
+
+def of_run(folder: Path) -> Failure:
+    """The failing run kept in ``folder`` (explore's layout: run.json, schedule.json, guarantee/verdict.json)."""
+    info = json.loads((folder / trial.RUN).read_text())
+    verdict_file = folder / trial.SIDE / "verdict.json"
+    verdict = json.loads(verdict_file.read_text()) if verdict_file.exists() else {}
+    subject = info.get("subject", {})
+    kafka = verdict.get("kafka_version") or subject.get("kafka_version") or "?"
+    ran = verdict.get("client_ran") or [verdict.get("client_version", "")]
+    client = f"{verdict.get('client') or subject.get('client') or '?'} {ran[0] if ran else ''}".strip()
+    roles = frozenset(step["target"]["role"] for step in _steps(folder))
+    if info["outcome"] == trial.ERROR or not verdict:  # the side could not run: its error is the signature
+        return Failure(
+            folder, Signature(NOT_RUN, (), (_first_words(info["reasons"]),), kafka, client), frozenset(), roles
+        )
+    counts = {k: n for k, n in verdict.get("counts", {}).items() if n}
+    stops = _stops(verdict.get("workload", []))
+    crashed = any(r.get("exit") not in (None, 0, FENCED_EXIT, STUCK_EXIT) for r in verdict.get("workload", []))
+    stopped = bool(stops) or any(name in _STOPPING for name in counts)
+    data = sorted(
+        (UNREACHED if name == "eos_missing" and stopped else name) for name in counts if name not in _STOPPING
+    )
+    # What the readers saw of the data; a client's own observation (a read_committed reader
+    # stalled behind an open transaction) is listed but is not data gone wrong.
+    wrong = [name for name in data if name in catalogue.BY_NAME and catalogue.BY_NAME[name].source != catalogue.CLIENT]
+    if crashed:
+        effect = CRASHED
+    elif stopped:
+        effect = BOTH if wrong else STOPPED
+    else:
+        effect = DATA if wrong else CLIENT_ONLY
+    apis = frozenset(
+        f["params"]["api"] for f in verdict.get("faults", []) if f.get("params", {}).get("api") and f.get("matched")
+    )
+    return Failure(folder, Signature(effect, tuple(data), tuple(sorted(stops)), kafka, client), apis, roles)
+
+
+def _stops(workload: list[dict[str, Any]]) -> set[str]:
+    """What stopped each app that stopped: the client's error code, or the call stuck past its timeout."""
+    found = set()
+    for r in workload:
+        if isinstance(r.get("fenced"), dict):
+            found.add(str(r["fenced"].get("error") or "fenced"))
+        if isinstance(r.get("stuck"), dict):
+            found.add(f"{r['stuck'].get('call')} stuck")
+    return found
+
+
+def _steps(folder: Path) -> list[dict[str, Any]]:
+    try:
+        return list(trial.schedule_of(folder).get("steps", []))
+    except (OSError, ValueError):
+        return []
+
+
+def _first_words(reasons: list[str]) -> str:
+    """An error's kind without its run's names: the text before the first colon."""
+    return (reasons[0].split(":")[0] if reasons else "error")[:80]
