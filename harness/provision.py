@@ -60,6 +60,8 @@ def needs(settings: Settings, chosen: Iterable[Scenario]) -> Needs:
                 continue  # a workload with no client of its own to choose (Spark)
             streams = isinstance(workload, StreamsWorkload)
             spec = clients.ClientSpec(name, getattr(workload, "client_version", ""))
+            if name == clients.JAVA and spec.version:
+                java_clients.check_release(workload.java_main, spec.version)  # before anything starts
             wanted.add(ClientRelease(name, clients.version_for(spec, version, streams), streams))
     return Needs(tuple(sorted(kafka)), tuple(sorted(wanted)))
 

@@ -24,7 +24,6 @@ from typing import Any
 
 from harness.checker import catalogue
 from harness.explore import trial
-from harness.workloads.apps.transactions import FENCED_EXIT, STUCK_EXIT
 
 DATA, STOPPED, BOTH = "data went wrong", "an app stopped", "data went wrong; an app stopped"
 CRASHED, NOT_RUN, CLIENT_ONLY = "an app crashed", "could not run", "a client stalled or was refused"
@@ -81,7 +80,7 @@ def of_run(folder: Path) -> Failure:
         )
     counts = {k: n for k, n in verdict.get("counts", {}).items() if n}
     stops = _stops(verdict.get("workload", []))
-    crashed = any(r.get("exit") not in (None, 0, FENCED_EXIT, STUCK_EXIT) for r in verdict.get("workload", []))
+    crashed = any(trial.crashed(r) for r in verdict.get("workload", []))
     stopped = bool(stops) or any(name in _STOPPING for name in counts)
     data = sorted(
         (UNREACHED if name == "eos_missing" and stopped else name) for name in counts if name not in _STOPPING
@@ -102,13 +101,16 @@ def of_run(folder: Path) -> Failure:
 
 
 def _stops(workload: list[dict[str, Any]]) -> set[str]:
-    """What stopped each app that stopped: the client's error code, or the call stuck past its timeout."""
+    """What stopped each app that stopped: the client's error code (and where, if it never got
+    going: ``_TIMED_OUT at init_transactions``), or the call stuck past its timeout."""
     found = set()
     for r in workload:
         if isinstance(r.get("fenced"), dict):
             found.add(str(r["fenced"].get("error") or "fenced"))
         if isinstance(r.get("stuck"), dict):
             found.add(f"{r['stuck'].get('call')} stuck")
+        if isinstance(r.get("setup_error"), dict):
+            found.add(f"{r['setup_error'].get('error')} at {r['setup_error'].get('stage')}")
     return found
 
 

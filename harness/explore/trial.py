@@ -122,12 +122,19 @@ def judged(verdict: VariantVerdict) -> tuple[str, list[str]]:
         if name not in verdict.expect and verdict.count(name):
             reasons.append(f"{verdict.count(name)} {name}: {catalogue.BY_NAME[name].meaning}{_said(verdict, name)}")
     for report in verdict.context.get("workload", []):
-        status = report.get("exit")
-        if status is not None and status > 0 and status not in (FENCED_EXIT, STUCK_EXIT):
-            reasons.append(f"{report['app']}#{report['incarnation']} crashed: exit status {status}")
+        if crashed(report):
+            reasons.append(f"{report['app']}#{report['incarnation']} crashed: exit status {report['exit']}")
     if reasons:
         return FAILED, reasons
     return (INCONCLUSIVE, not_run) if not_run else (PASSED, [])
+
+
+def crashed(report: dict[str, Any]) -> bool:
+    """An app's incarnation ended with an error status it did not explain: not fenced, not stuck,
+    not refused at setup (each its own finding, with the error in its report)."""
+    status = report.get("exit")
+    explained = status in (FENCED_EXIT, STUCK_EXIT) or "setup_error" in report
+    return status is not None and status > 0 and not explained
 
 
 def _said(verdict: VariantVerdict, finding: str) -> str:

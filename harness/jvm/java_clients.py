@@ -43,12 +43,31 @@ from harness.settings import DEFAULT_KAFKA_VERSION, KNOWN_KAFKA_VERSIONS, Settin
 JAVA_DIR = Path(__file__).resolve().parents[2] / "java"
 PRODUCER_APP = "kafkaeos.ProducerApp"
 TRANSFORMER_APP = "kafkaeos.TransformerApp"
-# The oldest kafka-clients and kafka-streams the apps run on (compiled against 4.3.1; see
-# docs/versions.md for what ran on which release), and why: as for the brokers, 3.3.0.
-OLDEST_CLIENT_VERSION = "3.3.0"
+STREAMS_APP = "kafkaeos.StreamsApp"
+# The oldest kafka-clients (kafka-streams for the Streams app) each Java app runs on, and why: the
+# apps are compiled against 4.3.1 and run on the release asked for, so what an app calls must be
+# there (docs/versions.md lists what ran on which release).
+OLDEST_FOR_APP = {
+    PRODUCER_APP: (
+        "2.2.0",
+        "the producer app calls KafkaProducer.close(Duration), added in 2.2 (KIP-358); on 2.1.1 it fails with "
+        "NoSuchMethodError",
+    ),
+    TRANSFORMER_APP: (
+        "2.5.0",
+        "the transformer sends its offsets with the consumer's group metadata (KIP-447), added in 2.5; on 2.4.1 "
+        "it fails with NoSuchMethodError",
+    ),
+    STREAMS_APP: (
+        "3.3.0",
+        "the Streams app reads its group's offsets as stable, with Admin's requireStable of Kafka 3.3 (on 3.1.2 "
+        "it fails with NoSuchMethodError)",
+    ),
+}
+OLDEST_CLIENT_VERSION = OLDEST_FOR_APP[PRODUCER_APP][0]
 OLDEST_CLIENT_WHY = (
-    "the Streams app reads its group's offsets as stable, with Admin's requireStable of Kafka 3.3 "
-    "(on 3.1.2 it fails with NoSuchMethodError)"
+    f"the oldest a Java app runs on: {OLDEST_FOR_APP[PRODUCER_APP][1]}; the transformer needs "
+    f"{OLDEST_FOR_APP[TRANSFORMER_APP][0]} and the Streams app {OLDEST_FOR_APP[STREAMS_APP][0]}"
 )
 # Artifacts whose newest release on Maven Central is older than the newest tested broker
 # (kafka-streams and kafka-tools 4.4.0 are not published there): against a newer cluster
@@ -165,12 +184,22 @@ def app_jar(settings: Settings) -> Path:
     return folder / _APP_JAR
 
 
+def check_release(main_class: str, version: str) -> None:
+    """A HarnessError when ``main_class``'s app cannot run on the client release ``version``."""
+    oldest, why = OLDEST_FOR_APP[main_class]
+    name = main_class.rpartition(".")[2]
+    versions.release(
+        version, f"{'kafka-streams' if main_class == STREAMS_APP else 'kafka-clients'} for {name}", oldest, why
+    )
+
+
 def client_classpath(settings: Settings, version: str, streams: bool = False) -> list[Path]:
     """The jars an app needs at run time to use Kafka's Java client ``version`` (with
     ``streams``, Kafka Streams too), resolved once per version with mvn."""
     artifact = "kafka-streams" if streams else "kafka-clients"
-    versions.release(version, artifact, OLDEST_CLIENT_VERSION, OLDEST_CLIENT_WHY)
-    known = f"{OLDEST_CLIENT_VERSION} and newer (kafka-streams up to {NEWEST_ON_MAVEN_CENTRAL['kafka-streams']})"
+    oldest = OLDEST_FOR_APP[STREAMS_APP][0] if streams else OLDEST_CLIENT_VERSION
+    versions.release(version, artifact, oldest, OLDEST_FOR_APP[STREAMS_APP][1] if streams else OLDEST_CLIENT_WHY)
+    known = f"{oldest} and newer (kafka-streams up to {NEWEST_ON_MAVEN_CENTRAL['kafka-streams']})"
     return _closure(
         _client_folder(settings, version, streams), _client_pom(version, streams), _what(version, streams), known
     )
@@ -211,6 +240,7 @@ def command(settings: Settings, version: str, main_class: str, streams: bool = F
     """``java ... -cp <app jar and client jars> <main_class>``: append the spec path to run it."""
     if shutil.which("java") is None:
         raise HarnessError("java not found, needed to run the Java workload apps: install a Java 17 runtime")
+    check_release(main_class, version)
     jars = client_classpath(settings, version, streams)
     native = [f"-Djava.library.path={d}" for d in [_rocksdb_native_dir(jars)] if d]
     classpath = [app_jar(settings), *jars]

@@ -88,6 +88,7 @@ class PipelineWorkload:
     client: str = clients.LIBRDKAFKA  # or clients.JAVA (no SQLite sink)
     client_version: str = ""  # the client's release; "": the default (clients.version_for)
     client_choices: ClassVar[tuple[str, ...]] = clients.CLIENTS
+    java_main: ClassVar[str] = java_clients.TRANSFORMER_APP
 
     def plan(self, side: Side) -> Plan:
         cluster, run_dir = side.cluster, side.run_dir
@@ -109,7 +110,7 @@ class PipelineWorkload:
             modes = ", ".join(MODES)
             raise HarnessError(f"pipeline mode {self.mode!r}: one of {modes} ({AT_MOST_ONCE} has no SQLite sink)")
         version = clients.version_for(clients.ClientSpec(client, self.client_version), cluster.settings.kafka_version)
-        command = clients.app_command(client, PYTHON_APP, java_clients.TRANSFORMER_APP, cluster.settings, version)
+        command = clients.app_command(client, PYTHON_APP, self.java_main, cluster.settings, version)
         app_producer, app_consumer = producer_config, self.consumer_config
         if client == clients.JAVA:
             app_producer = clients.java_config(producer_config, Kind.PRODUCER)[0]

@@ -77,6 +77,7 @@ class ProducerWorkload:
     # its partition then has the transaction open at its leader when the others join it.
     open_first: bool = False
     client_choices: ClassVar[tuple[str, ...]] = clients.CLIENTS
+    java_main: ClassVar[str] = java_clients.PRODUCER_APP
 
     def plan(self, side: Side) -> Plan:
         cluster = side.cluster
@@ -93,7 +94,7 @@ class ProducerWorkload:
         )
         client = clients.check(self.client)
         version = clients.version_for(clients.ClientSpec(client, self.client_version), cluster.settings.kafka_version)
-        command = clients.app_command(client, PYTHON_APP, java_clients.PRODUCER_APP, cluster.settings, version)
+        command = clients.app_command(client, PYTHON_APP, self.java_main, cluster.settings, version)
         app_config = config
         if client == clients.JAVA:
             app_config = {**clients.java_config(config, Kind.PRODUCER)[0], **self.java_config}

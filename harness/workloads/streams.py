@@ -55,7 +55,6 @@ from harness.workloads.producer import ProducerWorkload
 if TYPE_CHECKING:
     from harness.faults import Faults
 
-STREAMS_APP = "kafkaeos.StreamsApp"
 AT_LEAST_ONCE, EXACTLY_ONCE_V2 = "at_least_once", "exactly_once_v2"
 # Client settings of every instance, under the workload's own ``config`` and the variant's.
 STREAMS_DEFAULTS: dict[str, Any] = {
@@ -133,6 +132,7 @@ class StreamsWorkload:
     client: str = clients.JAVA  # Streams is Java's: the only choice is kafka-streams' release
     client_version: str = ""  # kafka-streams'; "": the default (clients.version_for)
     client_choices: ClassVar[tuple[str, ...]] = (clients.JAVA,)
+    java_main: ClassVar[str] = java_clients.STREAMS_APP
 
     def plan(self, side: Side) -> Plan:
         cluster, run_dir = side.cluster, side.run_dir
@@ -143,7 +143,7 @@ class StreamsWorkload:
             cluster, run_dir, source, ProducerWorkload(count=self.inputs, keys=self.keys), INPUT_PRODUCER
         )
         version = self.client_version or client_version(cluster.settings.kafka_version)
-        java = java_clients.command(cluster.settings, version, STREAMS_APP, streams=True)
+        java = java_clients.command(cluster.settings, version, self.java_main, streams=True)
         base = app_spec(
             cluster,
             f"{side.name}-app",

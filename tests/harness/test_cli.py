@@ -93,7 +93,7 @@ def test_a_kafka_version_maven_central_lacks_is_refused_before_any_container_sta
         ("librdkafka=2.1.0", "unknown client 'librdkafka=2.1.0'"),
         ("librdkafka==2.1", "confluent-kafka (librdkafka) version '2.1' is not a release number X.Y.Z"),
         ("librdkafka==0.0.1", "confluent-kafka (librdkafka) 0.0.1 is too old: 2.0.2 or newer"),
-        ("java==0.0.1", "kafka-clients (java) 0.0.1 is too old: 3.3.0 or newer"),
+        ("java==0.0.1", "kafka-clients (java) 0.0.1 is too old: 2.2.0 or newer"),
         ("java==", "kafka-clients (java) version '' is not a release number"),
     ],
 )

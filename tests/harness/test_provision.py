@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
+import pytest
+
 import scenarios
+from harness.errors import HarnessError
 from harness.provision import ClientRelease, Needs, needs, pinned
 from harness.scenario import on_client
 from harness.settings import Settings
@@ -52,3 +56,25 @@ def test_a_new_regression_pair_gets_its_pins_prepared_by_setup_without_a_change_
     )
     found = pinned(Settings(kafka_version="4.4.0"), [regression, scenarios.get("B3")])
     assert found == Needs(("3.7.1",), (ClientRelease(LIBRDKAFKA, "2.2.0"), ClientRelease(LIBRDKAFKA, "2.3.0")))
+
+
+@pytest.mark.parametrize(
+    ("pair", "release", "said"),
+    [
+        ("A4", "2.1.1", "kafka-clients for ProducerApp 2.1.1 is too old: 2.2.0 or newer (the producer app calls"),
+        ("B1", "2.4.1", "kafka-clients for TransformerApp 2.4.1 is too old: 2.5.0 or newer (the transformer sends"),
+        ("D1", "3.2.3", "kafka-streams for StreamsApp 3.2.3 is too old: 3.3.0 or newer (the Streams app reads"),
+    ],
+)
+def test_each_java_app_s_floor_is_said_before_anything_starts(pair: str, release: str, said: str) -> None:
+    """The apps run on the client release asked for: each refuses the releases that lack what it
+    calls, in one line, while the versions are being gathered (no image built, no cluster)."""
+    chosen = on_client(scenarios.get(pair), ClientSpec(JAVA, release))
+    with pytest.raises(HarnessError, match=re.escape(said)):
+        needs(Settings(), [chosen])
+
+
+def test_the_producer_and_transformer_run_on_releases_below_the_streams_floor() -> None:
+    for pair, release in (("A4", "2.2.0"), ("B1", "2.5.0")):
+        found = needs(Settings(), [on_client(scenarios.get(pair), ClientSpec(JAVA, release))])
+        assert ClientRelease(JAVA, release) in found.clients

@@ -28,6 +28,7 @@ def _write_run(
     counts: dict[str, int] | None = None,
     stopped: str = "",  # the error a fenced app stopped on
     stuck: str = "",  # the call a stuck app waited on
+    setup: tuple[str, str] = ("", ""),  # the error an app that never got going stopped on, and where
     kafka: str = "4.4.0",
     client: tuple[str, str] = ("librdkafka", "2.16.0"),
     api: str = "EndTxn",
@@ -60,7 +61,7 @@ def _write_run(
             "kafka_version": kafka,
             "client": client[0],
             "client_ran": [client[1]],
-            "workload": [_app(stopped, stuck)],
+            "workload": [_app(stopped, stuck, setup)],
             "faults": [{"fault": "protocol", "params": {"api": api}, "matched": matched, "target": str(Brokers())}],
         }
         (folder / trial.SIDE).mkdir()
@@ -68,8 +69,11 @@ def _write_run(
     return folder
 
 
-def _app(stopped: str, stuck: str) -> dict[str, Any]:
-    report: dict[str, Any] = {"app": "transformer-1", "incarnation": 1, "exit": 3 if stopped else 4 if stuck else 0}
+def _app(stopped: str, stuck: str, setup: tuple[str, str]) -> dict[str, Any]:
+    exit_status = 3 if stopped else 4 if stuck else 2 if setup[0] else 0
+    report: dict[str, Any] = {"app": "transformer-1", "incarnation": 1, "exit": exit_status}
+    if setup[0]:
+        report["setup_error"] = {"error": setup[0], "message": "m", "config": False, "stage": setup[1]}
     if stopped:
         report["fenced"] = {"error": stopped, "message": "m"}
     if stuck:

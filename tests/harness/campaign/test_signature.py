@@ -63,3 +63,9 @@ def test_a_run_that_could_not_run_is_its_error(tmp_path: Path, make_run: MakeRun
     run = make_run(tmp_path / "r", outcome=trial.ERROR, reasons=["broker 2 never came back: waited 90 s"])
     s = signature.of_run(run).signature
     assert (s.effect, s.errors) == (signature.NOT_RUN, ("broker 2 never came back",))
+
+
+def test_an_app_that_never_got_going_says_where(tmp_path: Path, make_run: MakeRun) -> None:
+    run = make_run(tmp_path / "r", counts={"txn_init_failed": 1}, setup=("_TIMED_OUT", "init_transactions"))
+    s = signature.of_run(run).signature
+    assert (s.effect, s.errors) == (signature.STOPPED, ("_TIMED_OUT at init_transactions",))

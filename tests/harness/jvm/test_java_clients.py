@@ -21,6 +21,7 @@ from harness.checker.check import check
 from harness.cluster.kafka import KafkaCluster
 from harness.history import columns, ledger, readback
 from harness.jvm.java_clients import (
+    OLDEST_FOR_APP,
     PRODUCER_APP,
     TRANSFORMER_APP,
     app_jar,
@@ -36,8 +37,10 @@ from tests.harness.history import golden
 pytestmark = pytest.mark.jvm  # java and the apps' jars, built by mvn
 
 REPO = Path(__file__).resolve().parents[2]
-# A client older than every tested broker: the apps, built against 4.3.1, run on it too.
+# A client older than every tested broker: the apps, built against 4.3.1, run on it too; and
+# the oldest each app runs on (docs/versions.md).
 OLD_CLIENT = "3.7.1"
+PRODUCER_FLOOR, TRANSFORMER_FLOOR = OLDEST_FOR_APP[PRODUCER_APP][0], OLDEST_FOR_APP[TRANSFORMER_APP][0]
 NOWHERE = "127.0.0.1:9"  # nothing listens there: a client that needs no broker, or finds none
 APP_TIMEOUT_S = 180
 
@@ -225,7 +228,7 @@ def test_the_java_transformer_refuses_a_database_sink(tmp_path: Path) -> None:
 
 
 @pytest.mark.cluster
-@pytest.mark.parametrize("version", [*KNOWN_KAFKA_VERSIONS, OLD_CLIENT])
+@pytest.mark.parametrize("version", [*KNOWN_KAFKA_VERSIONS, OLD_CLIENT, PRODUCER_FLOOR])
 def test_an_idempotent_java_producer_writes_every_record_once(
     cluster: KafkaCluster, tmp_path: Path, version: str
 ) -> None:
@@ -332,7 +335,10 @@ def test_a_killed_transactional_java_producer_resumes_without_duplicates_or_loss
 
 
 @pytest.mark.cluster
-def test_the_java_transformer_writes_exactly_one_output_per_input(cluster: KafkaCluster, tmp_path: Path) -> None:
+@pytest.mark.parametrize("version", ["", TRANSFORMER_FLOOR])
+def test_the_java_transformer_writes_exactly_one_output_per_input(
+    cluster: KafkaCluster, tmp_path: Path, version: str
+) -> None:
     source, sink = _fresh_topic(cluster), _fresh_topic(cluster)
     login = cluster.client_config()
     inputs = tmp_path / "producer.csv"
@@ -369,7 +375,7 @@ def test_the_java_transformer_writes_exactly_one_output_per_input(cluster: Kafka
         "idle_exit_s": 3,
         "login": login,
     }
-    code, report = _run(TRANSFORMER_APP, transformer, outputs)
+    code, report = _run(TRANSFORMER_APP, transformer, outputs, version)
     assert code == 0, report
     assert report["outcomes"]["aborted"] > 0
     assert report["outcomes"]["consumed"] >= 2000

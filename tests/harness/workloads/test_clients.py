@@ -35,7 +35,7 @@ def test_a_client_reads_as_its_name_and_optional_release(text: str, spec: Client
         ("java:3.7.1", "unknown client 'java:3.7.1'"),
         ("librdkafka==2.1", "confluent-kafka (librdkafka) version '2.1' is not a release number X.Y.Z: 2.0.2"),
         ("librdkafka==1.9.2", "confluent-kafka (librdkafka) 1.9.2 is too old: 2.0.2 or newer (the oldest"),
-        ("java==3.2.3", "kafka-clients (java) 3.2.3 is too old: 3.3.0 or newer (the Streams app reads"),
+        ("java==2.1.1", "kafka-clients (java) 2.1.1 is too old: 2.2.0 or newer (the oldest a Java app runs on"),
         ("java==", "kafka-clients (java) version '' is not a release number"),
     ],
 )

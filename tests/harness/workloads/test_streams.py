@@ -18,13 +18,12 @@ from harness.cluster.kafka import KafkaCluster
 from harness.history.columns import view_path
 from harness.history.readback import SCHEMA, VALUE_SCHEMA
 from harness.history.records import make_id
-from harness.jvm.java_clients import command
+from harness.jvm.java_clients import STREAMS_APP, command
 from harness.runner import run_variant
 from harness.settings import Settings
 from harness.verdict.document import FORBIDDEN
 from harness.workloads.streams import (
     EXACTLY_ONCE_V2,
-    STREAMS_APP,
     StreamsResults,
     StreamsWorkload,
     client_version,
