@@ -121,6 +121,16 @@ def _say_all(words: list[Callable[[], None]], took: dict[str, float], started: f
     took["last words"] = time.monotonic() - started
 
 
+def hold_if_stopping() -> None:
+    """In a thread about to mark its work done: if the harness is stopping, wait for the exit
+    instead. What failed while the cluster was being removed failed because of the stop, and a
+    run recorded as done with that error would not run again when its campaign is continued."""
+    with _lock:
+        stopping = _stopping
+    if stopping and threading.current_thread() is not threading.main_thread():
+        threading.Event().wait()
+
+
 def _stop(signum: int, frame: FrameType | None) -> None:
     global _stopping
     started = time.monotonic()

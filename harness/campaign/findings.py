@@ -1,7 +1,8 @@
-"""A campaign's findings: one row per failure signature, triaged, with its count and rate, the
-runs it came from, and what shrink and bisect made of its first run; ``findings.json`` and the
-page ``findings.html`` with a picture of outcomes by cell (Kafka release and client x fault family).
-Drawn from the campaign's folder alone, so it can be drawn again at any time (``campaign findings``).
+"""A campaign's findings: one row per failure signature (of failing runs, and of runs that could
+not run), triaged, with its count and rate, the runs it came from, and what shrink and bisect
+made of its first run; ``findings.json`` and the page ``findings.html`` with a picture of
+outcomes by cell (Kafka release and client x fault family). Drawn from the campaign's folder
+alone, so it can be drawn again at any time (``campaign findings``).
 
 A row's **rate** is its runs over the runs finished in the cells it appeared in. Its **faulted
 APIs** and **role kinds** are those every one of its runs shared. Its **shrunk** and **bisected**
@@ -20,7 +21,7 @@ from typing import Any
 import plotly.graph_objects as go
 
 from harness.campaign import signature, triage
-from harness.explore.trial import FAILED
+from harness.explore.trial import ERROR, FAILED
 from harness.report import figures
 from harness.report import page as report_page
 
@@ -64,7 +65,7 @@ def rows(folder: Path, doc: dict[str, Any], known: list[triage.KnownIssue] | Non
     known = triage.catalogue() if known is None else known
     by_signature: dict[signature.Signature, Row] = {}
     for run in doc["runs"]:
-        if run["outcome"] != FAILED:
+        if run["outcome"] not in (FAILED, ERROR):  # a run that could not run may be the harness's own defect
             continue
         failure = signature.of_run(folder / run["folder"])
         row = by_signature.get(failure.signature)

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from harness import stopping
 from harness.checker import catalogue
 from harness.cluster.kafka import KafkaCluster
 from harness.errors import HarnessError
@@ -110,6 +111,7 @@ def run(
     else:
         _trim(folder / SIDE)
     trial.wall_s = time.monotonic() - started
+    stopping.hold_if_stopping()  # run.json marks the run done: never for a run the stop cut short
     (folder / RUN).write_text(json.dumps(trial.to_json(), indent=2) + "\n")
     return trial
 

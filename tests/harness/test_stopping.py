@@ -151,3 +151,26 @@ def test_no_child_started_during_an_interruption_outlives_it(tmp_path: Path) -> 
         # Its main thread sleeps in a system call, which a signal handed to another thread
         # does not interrupt: the signal must not wait for it.
         assert took <= EXIT_S, f"attempt {attempt}: exit {took:.1f}s after SIGINT"
+
+
+def test_a_worker_never_marks_its_run_done_once_the_stop_began(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A campaign's worker thread whose run failed because the stop removed the cluster waits for
+    the exit instead of writing run.json: continuing the campaign runs that run again."""
+    from harness import stopping
+
+    marked: list[str] = []
+
+    def worker() -> None:
+        stopping.hold_if_stopping()
+        marked.append("run.json")
+
+    monkeypatch.setattr(stopping, "_stopping", True)
+    held = threading.Thread(target=worker, daemon=True)
+    held.start()
+    held.join(0.5)
+    assert held.is_alive() and marked == []
+    monkeypatch.setattr(stopping, "_stopping", False)
+    free = threading.Thread(target=worker)
+    free.start()
+    free.join(5)
+    assert marked == ["run.json"]
