@@ -8,30 +8,30 @@ saying which and what to do; nothing is cached (a bisection asks once).
 from __future__ import annotations
 
 import json
-import os
 import re
 import urllib.request
 from urllib.error import URLError
 
 from harness import versions
 from harness.errors import HarnessError
+from harness.settings import Settings
 
-# Where the lists are read: overridable for a mirror (KEH_MAVEN_URL, KEH_PYPI_URL).
-MAVEN = os.environ.get("KEH_MAVEN_URL", "https://repo1.maven.org/maven2")
-PYPI = os.environ.get("KEH_PYPI_URL", "https://pypi.org/pypi")
 _TIMEOUT_S = 30
 
-# What each kind of release is, where it is listed.
-SOURCES = {
-    "kafka": f"{MAVEN}/org/apache/kafka/kafka_2.13/maven-metadata.xml",
-    "java": f"{MAVEN}/org/apache/kafka/kafka-clients/maven-metadata.xml",
-    "librdkafka": f"{PYPI}/confluent-kafka/json",
-}
+
+def source(kind: str, settings: Settings | None = None) -> str:
+    """Where the releases of ``kind`` are listed (``settings``' KEH_MAVEN_URL, KEH_PYPI_URL)."""
+    chosen = settings or Settings()
+    return {
+        "kafka": f"{chosen.maven_url}/org/apache/kafka/kafka_2.13/maven-metadata.xml",
+        "java": f"{chosen.maven_url}/org/apache/kafka/kafka-clients/maven-metadata.xml",
+        "librdkafka": f"{chosen.pypi_url}/confluent-kafka/json",
+    }[kind]
 
 
 def published(kind: str) -> list[str]:
     """Every final release of ``kind`` (``kafka``, ``java`` or ``librdkafka``), oldest first."""
-    url = SOURCES[kind]
+    url = source(kind)
     try:
         with urllib.request.urlopen(url, timeout=_TIMEOUT_S) as answer:
             text = answer.read().decode()

@@ -87,6 +87,10 @@ class Settings:
     ready_timeout_s: float = field(default_factory=lambda: float(_env("KEH_READY_TIMEOUT", "120")))
     # KEH_DEBIAN_MIRROR: where debootstrap fetches the Java 17 rootfs packages.
     debian_mirror: str = field(default_factory=lambda: _env("KEH_DEBIAN_MIRROR", "http://deb.debian.org/debian"))
+    # KEH_MAVEN_URL / KEH_PYPI_URL: where the lists of published releases are read (`bisect`
+    # searches over them; harness.registry): Maven Central and PyPI, or a mirror of each.
+    maven_url: str = field(default_factory=lambda: _env("KEH_MAVEN_URL", "https://repo1.maven.org/maven2"))
+    pypi_url: str = field(default_factory=lambda: _env("KEH_PYPI_URL", "https://pypi.org/pypi"))
     # KEH_CLIENT_SECURITY: the security protocol of the client listeners. PLAINTEXT: an open
     # cluster, anyone may do anything (Kafka's default). SASL_PLAINTEXT: clients log in with
     # SASL/PLAIN as one of SASL_USERS and the brokers enforce ACLs (harness.cluster.security).

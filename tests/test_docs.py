@@ -38,3 +38,10 @@ PATH_IN_TEXT = re.compile(r"`((?:harness|tests|scenarios|bench|spark_jobs|java|t
 def test_every_file_a_page_names_is_there(page: Path) -> None:
     named = [p for p in PATH_IN_TEXT.findall(page.read_text()) if "..." not in p]
     assert [p for p in named if not (REPOSITORY / p).exists()] == []
+
+
+def test_every_setting_is_in_the_settings_page() -> None:
+    """Configuration lives in harness/settings.py; docs/settings.md lists every variable it reads."""
+    read = set(re.findall(r'_env\("(KEH_[A-Z_]+)"', (REPOSITORY / "harness" / "settings.py").read_text()))
+    listed = (REPOSITORY / "docs" / "settings.md").read_text()
+    assert read and {v for v in read if f"`{v}`" not in listed} == set()

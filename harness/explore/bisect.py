@@ -55,7 +55,7 @@ def releases(axis: str, span: str) -> list[str]:
     known = registry.published(axis)
     for end in (lo, hi):
         if end not in known:
-            raise HarnessError(f"{axis} {end} is not a published release ({registry.SOURCES[axis]})")
+            raise HarnessError(f"{axis} {end} is not a published release ({registry.source(axis)})")
     return [v for v in known if versions.key(lo) <= versions.key(v) <= versions.key(hi)]
 
 
