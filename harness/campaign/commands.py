@@ -73,8 +73,10 @@ def cmd_merge(args: argparse.Namespace) -> int:
 
 
 def cmd_findings(args: argparse.Namespace) -> int:
+    """The page drawn from the run folders as they are (a campaign may still be running in it)."""
     folder = Path(args.folder)
-    findings.write(folder, run.read_state(folder))
+    campaign, shard = plan.Campaign.from_json(run.read_state(folder)["campaign"]), _shard_of(folder)
+    run.write_state(folder, campaign, shard, run.finished(folder, campaign.share(shard), tidy=False))
     return _print_findings(folder)
 
 

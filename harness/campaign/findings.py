@@ -21,7 +21,7 @@ from typing import Any
 import plotly.graph_objects as go
 
 from harness.campaign import signature, triage
-from harness.explore.trial import ERROR, FAILED
+from harness.explore.trial import ERROR, FAILED, RUN
 from harness.report import figures
 from harness.report import page as report_page
 
@@ -66,6 +66,8 @@ def rows(folder: Path, doc: dict[str, Any], known: list[triage.KnownIssue] | Non
     by_signature: dict[signature.Signature, Row] = {}
     for run in doc["runs"]:
         if run["outcome"] not in (FAILED, ERROR):  # a run that could not run may be the harness's own defect
+            continue
+        if not (folder / run["folder"] / RUN).exists():  # removed by hand since: nothing left to read
             continue
         failure = signature.of_run(folder / run["folder"])
         row = by_signature.get(failure.signature)

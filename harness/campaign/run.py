@@ -74,14 +74,15 @@ def read_state(folder: Path) -> dict[str, Any]:
         raise HarnessError(f"{folder} is not a campaign's folder ({CAMPAIGN} readable): {exc}") from exc
 
 
-def finished(folder: Path, share: list[Planned]) -> dict[Planned, trial.Trial]:
-    """The runs of ``share`` already done; a run's folder left half-made by a kill is removed."""
+def finished(folder: Path, share: list[Planned], tidy: bool = True) -> dict[Planned, trial.Trial]:
+    """The runs of ``share`` done, as their folders say; with ``tidy`` a run's folder left
+    half-made by a kill is removed (not while a campaign may be running in it)."""
     done = {}
     for planned in share:
         place = folder / planned.folder
         if (place / trial.RUN).exists():
             done[planned] = trial.Trial.read(place)
-        elif place.exists():
+        elif tidy and place.exists():
             shutil.rmtree(place)
     return done
 

@@ -14,6 +14,7 @@ from harness.campaign import findings, merge, run
 from harness.campaign.plan import Campaign, Shard
 from harness.errors import HarnessError
 from harness.explore import trial
+from tests.harness.test_cli import harness
 
 MakeRun = Callable[..., Path]  # tests/harness/campaign/conftest.py's make_run
 CAMPAIGN = Campaign.of(["B1"], kafka=["4.4.0"], clients=["librdkafka==2.16.1"], families=["protocol", "link"], runs=2)
@@ -81,3 +82,13 @@ def test_shards_of_different_campaigns_do_not_merge(tmp_path: Path, make_run: Ma
 def test_a_folder_that_is_no_campaign_s_is_one_line(tmp_path: Path) -> None:
     with pytest.raises(HarnessError, match="is not a campaign's folder"):
         run.read_state(tmp_path)
+
+
+def test_drawing_the_findings_leaves_a_run_under_way_alone(tmp_path: Path, make_run: MakeRun) -> None:
+    """``campaign findings`` may be asked while the campaign runs: a run folder without its
+    run.json is a run under way, not one to remove."""
+    _shard(tmp_path, Shard(1, 2), make_run, failing=1)
+    under_way = tmp_path / CAMPAIGN.share(Shard(1, 2))[-1].folder
+    (under_way / trial.RUN).unlink()
+    assert harness("campaign", "findings", str(tmp_path)).returncode == 1  # the failure is unknown
+    assert under_way.exists()
