@@ -77,6 +77,9 @@ def cmd_findings(args: argparse.Namespace) -> int:
     folder = Path(args.folder)
     campaign, shard = plan.Campaign.from_json(run.read_state(folder)["campaign"]), _shard_of(folder)
     run.write_state(folder, campaign, shard, run.finished(folder, campaign.share(shard), tidy=False))
+    if args.markdown:
+        print(findings.markdown(json.loads((folder / findings.FINDINGS_JSON).read_text())), flush=True)
+        return 0
     return _print_findings(folder)
 
 
@@ -146,4 +149,7 @@ def add_parsers(sub: argparse._SubParsersAction, settings_of: SettingsOf) -> Non
 
     fp = commands.add_parser("findings", help="draw a campaign's findings page again and print its rows")
     fp.add_argument("folder", metavar="DIR", help="a campaign's folder")
+    fp.add_argument(
+        "--markdown", action="store_true", help="the coverage and the rows as Markdown (for docs/findings/)"
+    )
     fp.set_defaults(func=cmd_findings)

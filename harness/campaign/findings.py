@@ -171,3 +171,27 @@ def _bisected(folder: Path) -> list[str]:
         return []
     doc = json.loads(found[-1].read_text())
     return [str(b) for b in doc.get("boundaries", [])]
+
+
+def markdown(summary: dict[str, Any]) -> str:
+    """``findings.json`` as Markdown: what was covered, then a row per signature."""
+    matrix = summary["campaign"]
+    outcomes = ", ".join(f"{n} {o}" for o, n in sorted(summary["outcomes"].items()))
+    lines = [
+        f"Campaign `{summary['digest']}`: {summary['runs']} of {summary['planned']} runs ({outcomes}), "
+        f"{summary['hours']} run-hours; sides {', '.join(matrix['sides'])}; Kafka {', '.join(matrix['kafka'])}; "
+        f"clients {', '.join(c or 'own' for c in matrix['clients'])}; families {', '.join(matrix['families'])}; "
+        f"seeds {', '.join(map(str, matrix['seeds']))}; {matrix['runs']} runs per cell.",
+        "",
+        "| label | effect | findings | stopped by | versions | runs | rate | faulted APIs | first run |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for row in summary["signatures"]:
+        s = row["signature"]
+        label = f"{row['kind']} ([{row['issue']}]({row['link']}))" if row["link"] else row["label"]
+        lines.append(
+            f"| {label} | {s['effect']} | {', '.join(s['findings']) or '-'} | {', '.join(s['errors']) or '-'} "
+            f"| Kafka {s['kafka']}, {s['client']} | {row['count']} | {100 * row['rate']:.0f} % "
+            f"| {', '.join(row['apis']) or '-'} | `{row['first_run']}` |"
+        )
+    return "\n".join(lines)

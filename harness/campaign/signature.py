@@ -72,7 +72,10 @@ def of_run(folder: Path) -> Failure:
     subject = info.get("subject", {})
     kafka = verdict.get("kafka_version") or subject.get("kafka_version") or "?"
     ran = verdict.get("client_ran") or [verdict.get("client_version", "")]
-    client = f"{verdict.get('client') or subject.get('client') or '?'} {ran[0] if ran else ''}".strip()
+    if verdict:
+        client = f"{verdict.get('client') or '?'} {ran[0] if ran else ''}".strip()
+    else:  # the side never ran: the client as asked for (its package's release, not librdkafka's)
+        client = f"{subject.get('client', '').replace('==', ' ') or 'own client'} (asked)"
     roles = frozenset(step["target"]["role"] for step in _steps(folder))
     if info["outcome"] == trial.ERROR or not verdict:  # the side could not run: its error is the signature
         return Failure(

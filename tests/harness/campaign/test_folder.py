@@ -68,6 +68,11 @@ def test_shards_merge_into_the_whole_campaign_with_one_findings_page(tmp_path: P
     [row] = page["signatures"]  # two failures of one cause: one row
     assert (row["count"], row["kind"]) == (2, "unknown")
     assert "data went wrong" in (tmp_path / "all" / findings.FINDINGS_HTML).read_text()
+    table = findings.markdown(page)
+    assert (
+        f"{len(CAMPAIGN.order())} of {len(CAMPAIGN.order())} runs" in table
+        and "| unknown | data went wrong | lost |" in table
+    )
 
 
 def test_shards_of_different_campaigns_do_not_merge(tmp_path: Path, make_run: MakeRun) -> None:
