@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import signal
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -37,6 +38,7 @@ SCHEDULE, RUN = "schedule.json", "run.json"
 SIDE = "guarantee"
 # Client findings that are errors a pair allows only by naming them in its expectations.
 APP_ERRORS = ("client_stuck", "app_fenced", "txn_init_failed", "config_error")
+_JVM_TERMINATED = 128 + signal.SIGTERM
 _KEPT = ("verdict.json",)  # what a side's folder keeps of a run that did not fail
 
 
@@ -135,7 +137,8 @@ def crashed(report: dict[str, Any]) -> bool:
     """An app's incarnation ended with an error status it did not explain: not fenced, not stuck,
     not refused at setup (each its own finding, with the error in its report)."""
     status = report.get("exit")
-    explained = status in (FENCED_EXIT, STUCK_EXIT) or "setup_error" in report
+    # A JVM ends with 128 + 15 on SIGTERM (a stop fault): ended by the signal, as a Python app's -15 says.
+    explained = status in (FENCED_EXIT, STUCK_EXIT, _JVM_TERMINATED) or "setup_error" in report
     return status is not None and status > 0 and not explained
 
 

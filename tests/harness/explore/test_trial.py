@@ -92,3 +92,14 @@ def test_a_crashed_app_fails_a_killed_one_does_not() -> None:
     assert _judged(Side(context={"workload": lives}))[0] == trial.PASSED
     lives.append({"app": "transformer-1", "incarnation": 3, "exit": 1})
     assert _judged(Side(context={"workload": lives})) == (trial.FAILED, ["transformer-1#3 crashed: exit status 1"])
+
+
+def test_a_stopped_jvm_and_an_app_refused_at_setup_are_not_crashes() -> None:
+    """A Java app sent SIGTERM by a stop fault exits 143 (the JVM's 128 + 15), a Python app -15;
+    an app refused at setup exits 2 with the error in its report (its own finding)."""
+    lives = [
+        {"app": "transformer-1", "incarnation": 1, "exit": 143},
+        {"app": "producer-1", "incarnation": 1, "exit": 2, "setup_error": {"error": "_TIMED_OUT"}},
+        {"app": "transformer-1", "incarnation": 2, "exit": 0},
+    ]
+    assert _judged(Side(context={"workload": lives}))[0] == trial.PASSED
