@@ -98,6 +98,8 @@ class Campaign:
         for name in _LISTS:
             if not getattr(self, name):
                 raise HarnessError(f"campaign: {name} is empty; give one or more")
+        if not all(type(seed) is int for seed in self.seeds) or type(self.runs) is not int:
+            raise HarnessError(f"campaign: seeds and runs are whole numbers, not {list(self.seeds)} and {self.runs!r}")
         if self.runs < 1:
             raise HarnessError(f"campaign: runs per cell must be 1 or more, not {self.runs}")
         for release in self.kafka:

@@ -81,6 +81,7 @@ def test_all_families_by_default() -> None:
         ('sides = ["B1"]\nkafka = ["4.4.0"]\nruns = 0\n', "runs per cell must be 1 or more"),
         ('sides = ["B1"]\nkafka = "4.4.0"\n', "kafka has the wrong type"),
         ('sides = ["B1"]\nkafka = ["4.4.0"]\nhours = 3\n', "unknown key hours"),
+        ('sides = ["B1"]\nkafka = ["4.4.0"]\nseeds = ["one"]\n', "seeds and runs are whole numbers"),
         ("sides = [", "campaign file"),
     ],
 )
