@@ -18,9 +18,8 @@ import argparse
 import sys
 
 from harness import stopping
-from harness.cli import campaign, catalogues, cluster, explore, pairs, verify_config
+from harness.cli import campaign, catalogues, check_app, cluster, explore, pairs, verify_config
 from harness.errors import HarnessError
-from harness.userapps import check_app
 
 # Every command, in the order --help lists them.
 _COMMANDS = (
@@ -28,14 +27,13 @@ _COMMANDS = (
     catalogues.add_findings,
     catalogues.add_faults,
     pairs.add_run,
-    check_app.add_parser,
+    check_app.add_check_app,
     pairs.add_check,
     pairs.add_report,
     cluster.add_images,
     cluster.add_up,
     explore.add_explore,
     explore.add_bisect,
-    explore.add_check_app_explores,
     explore.add_replay,
     explore.add_shrink,
     campaign.add_campaign,

@@ -5,8 +5,7 @@
 - ``replay RUN_DIR --times 3``: the reproduction rate; exit 1 if a run failed again, else 0;
 - ``shrink RUN_DIR --budget 15``: the shrunk schedule and the scenario file it wrote;
 - ``bisect RUN_DIR --kafka 3.3.0..4.4.0`` (or ``--client librdkafka 2.0.2..2.16.1``): the last
-  affected and first clean release, and the regression pair it wrote (``harness.explore.bisect``);
-- ``check-app ... --explore N``: your app under N drawn schedules (``harness.explore.user_app``).
+  affected and first clean release, and the regression pair it wrote (``harness.explore.bisect``).
 """
 
 from __future__ import annotations
@@ -17,9 +16,8 @@ from pathlib import Path
 
 from harness.cli.options import add_versions, settings_of
 from harness.errors import HarnessError
-from harness.explore import bisect, draw, replay, run, user_app, words
+from harness.explore import bisect, draw, replay, run, words
 from harness.explore.subject import Subject
-from harness.userapps import check_app
 
 
 def _exploration(args: argparse.Namespace) -> run.Exploration:
@@ -173,20 +171,3 @@ def add_shrink(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     sp.add_argument("--budget", type=int, default=15, metavar="N", help="runs it may take (default 15)")
     sp.add_argument("--out", metavar="FILE", help="the scenario file (default: in the shrink folder)")
     sp.set_defaults(func=cmd_shrink)
-
-
-def add_check_app_explores(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """``check-app --explore N``: the user's app under N drawn schedules (harness.explore.user_app)."""
-    sp = sub.choices["check-app"]
-    sp.add_argument(
-        "--explore", type=int, default=0, metavar="N", help="run your app under N schedules drawn from --seed"
-    )
-    sp.add_argument("--seed", type=int, default=1, help="with --explore: the schedules come from it alone (default 1)")
-    sp.add_argument("--stop-on-failure", action="store_true", help="with --explore: stop at the first failing run")
-    sp.add_argument(
-        "--faults",
-        default="all",
-        metavar="FAMILIES",
-        help=f"with --explore: fault families to draw from: {', '.join(draw.USER_APP_FAMILIES)} (default all)",
-    )
-    sp.set_defaults(func=lambda a: user_app.explore(a) if a.explore else check_app.cmd_check_app(a))
