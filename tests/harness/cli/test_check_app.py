@@ -14,7 +14,7 @@ from harness.cli import parser
 from harness.cli.check_app import request_of
 from harness.explore import user_app
 from harness.userapps import check_app
-from tests.harness.test_cli import harness
+from tests.harness.cli.test_main import harness
 
 
 @pytest.mark.parametrize(
