@@ -14,7 +14,6 @@ that file and that run's topics.
 
 from __future__ import annotations
 
-import argparse
 import json
 import shlex
 import time
@@ -29,8 +28,10 @@ from harness.explore.targets import TRANSFORMING, Reach, broker_roles
 from harness.faults import App, serial
 from harness.faults.kinds.base import DrawContext
 from harness.progress import say
+from harness.settings import Settings
 from harness.userapps import check_app, contract
 from harness.userapps.app import instance_name
+from harness.userapps.check_app import AppRequest
 from harness.userapps.contract import ContractError
 from harness.userapps.output import OutputAtLeast
 from harness.userapps.workload import APP_LINKS, UserAppWorkload
@@ -74,22 +75,30 @@ def run_of(app: UserAppWorkload, n: int) -> UserAppWorkload:
     return replace(app, input_topic=f"{app.input_topic}-{n:03d}", output_topic=f"{app.output_topic}-{n:03d}")
 
 
-def explore(args: argparse.Namespace) -> int:
-    """The command: ``args`` as ``check-app`` parses them, with ``--explore``, ``--seed``, ``--faults``."""
-    if args.like or args.schedule or args.no_faults:
+def explore(
+    request: AppRequest,
+    settings: Settings,
+    runs: int,
+    *,
+    seed: int = 1,
+    faults: str = "all",
+    stop_on_failure: bool = False,
+) -> int:
+    """The command: the app of ``request`` under ``runs`` schedules drawn from ``seed`` out of the
+    fault families ``faults`` names (comma-separated, or all)."""
+    if request.like or request.schedule or request.no_faults:
         raise HarnessError("--explore draws its own schedules: leave out --like, --schedule and --no-faults")
-    if args.junit or args.json:
+    if request.junit or request.json:
         raise HarnessError(
             "--junit and --json are for one run: --explore prints a line per run and keeps each run's folder"
         )
-    if args.explore < 1:
-        raise HarnessError(f"--explore must be 1 or more runs, not {args.explore}")
-    app, _, _ = check_app.workload(args)
-    families = draw.families(args.faults, draw.USER_APP_FAMILIES)
-    apps = [run_of(app, n) for n in range(1, args.explore + 1)]
-    docs = [draw.schedule(args.seed, n, reach(a), families) for n, a in enumerate(apps, 1)]
-    settings = check_app.settings_of(args)
-    folder = settings.runs_dir / f"{time.strftime('%Y%m%d-%H%M%S')}-{check_app.APP_ID}-explore-{args.seed}"
+    if runs < 1:
+        raise HarnessError(f"--explore must be 1 or more runs, not {runs}")
+    app, _, _ = check_app.workload(request, explored=True)
+    families = draw.families(faults, draw.USER_APP_FAMILIES)
+    apps = [run_of(app, n) for n in range(1, runs + 1)]
+    docs = [draw.schedule(seed, n, reach(a), families) for n, a in enumerate(apps, 1)]
+    folder = settings.runs_dir / f"{time.strftime('%Y%m%d-%H%M%S')}-{check_app.APP_ID}-explore-{seed}"
     folder.mkdir(parents=True)
     title = f"check-app --explore: {' '.join(app.command)}"
     failing: list[tuple[int, Path]] = []
@@ -100,8 +109,8 @@ def explore(args: argparse.Namespace) -> int:
             run_dir.mkdir()
             (run_dir / "schedule.json").write_text(serial.dumps_doc(doc))
             said = "; ".join(words.step_lines(doc))
-            say(f"check-app --explore: run {n} of {args.explore}: {said}")
-            story = f"Run {n} of seed {args.seed}: {said}."
+            say(f"check-app --explore: run {n} of {runs}: {said}")
+            story = f"Run {n} of seed {seed}: {said}."
             try:
                 verdict = check_app.check(
                     cluster,
@@ -110,7 +119,7 @@ def explore(args: argparse.Namespace) -> int:
                     run_dir,
                     title,
                     story,
-                    with_reference=check_app.wants_reference(args),
+                    with_reference=request.with_reference,
                 )
                 outcome = side_outcome(verdict)
                 why = "; ".join(verdict.reasons)
@@ -121,26 +130,26 @@ def explore(args: argparse.Namespace) -> int:
             ran, unproven = ran + 1, unproven + (outcome == "inconclusive")
             if outcome in ("failed", "error"):
                 failing.append((n, run_dir))
-                if args.stop_on_failure:
+                if stop_on_failure:
                     break
     # An inconclusive run proved nothing (e.g. no fault hit the app with work in hand): said apart.
     print(f"{len(failing)} of {ran} runs failed, {unproven} inconclusive · runs: {folder}", flush=True)
     for n, run_dir in failing:
-        print(f"  again: {_again(args, apps[n - 1], run_dir)}", flush=True)
+        print(f"  again: {_again(request, apps[n - 1], run_dir)}", flush=True)
     if failing:
         return 1
     return 3 if unproven == ran else 0
 
 
-def _again(args: argparse.Namespace, app: UserAppWorkload, run_dir: Path) -> str:
+def _again(request: AppRequest, app: UserAppWorkload, run_dir: Path) -> str:
     """The command that runs a kept schedule again, on a cluster of its own, with the run's topics
     and every other choice the exploration was given."""
-    argv = ["kafka-harness", "check-app", "--cmd", args.cmd, "--input-topic", app.input_topic]
+    argv = ["kafka-harness", "check-app", "--cmd", request.cmd, "--input-topic", app.input_topic]
     argv += ["--output-topic", app.output_topic, "--inputs", str(app.inputs), "--partitions", str(app.partitions)]
     argv += ["--instances", str(app.instances), "--output-isolation", app.view]
     argv += ["--idle-timeout", f"{app.idle_timeout_s:g}"]
-    for flag, value in (("--extract", args.extract), ("--kafka-version", args.kafka_version)):
+    for flag, value in (("--extract", request.extract), ("--kafka-version", request.kafka_version)):
         argv += [flag, value] if value else []
-    argv += ["--no-reference"] if args.no_reference else []
+    argv += [] if request.reference else ["--no-reference"]
     argv += ["--input", "live" if app.live_input else "before"]
     return shlex.join([*argv, "--schedule", str(run_dir / "schedule.json")])

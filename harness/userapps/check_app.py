@@ -3,7 +3,8 @@
 The harness starts a cluster, creates the input and output topics, writes the input, starts
 the app's instances with the contract's environment (harness.userapps.contract), kills and
 restarts them as the schedule says (harness.userapps.schedules), stops them once their group
-has caught up, reads the output back and judges each input exactly once. It writes
+has caught up, reads the output back and judges each input exactly once. ``run`` does it as
+the user's ``AppRequest`` asks (harness.cli.check_app makes one of the command line): it writes
 ``app/verdict.json`` and ``report.html`` in a run folder, JUnit XML on request, and exits 0
 (passed), 1 (exactly-once or a check broken), 3 (a fault did not happen as written: nothing
 proven) or 2 (bad input, or an app that breaks the contract: one line saying what to do).
@@ -14,7 +15,6 @@ over schedules (an explorer) calls again and again.
 
 from __future__ import annotations
 
-import argparse
 import json
 import shlex
 import shutil
@@ -22,9 +22,10 @@ import time
 import uuid
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
-from harness import stopping, versions
+from harness import stopping
 from harness.cluster.kafka import KafkaCluster
 from harness.errors import HarnessError
 from harness.progress import say
@@ -32,7 +33,7 @@ from harness.report import junit
 from harness.report import page as report_page
 from harness.runner import run_variant
 from harness.scenario import Scenario
-from harness.settings import KNOWN_KAFKA_VERSIONS, Settings
+from harness.settings import Settings
 from harness.userapps import contract, reference, schedules
 from harness.userapps.contract import ContractError, Naming
 from harness.userapps.schedules import StepsFor
@@ -43,6 +44,35 @@ from harness.verdict.summary import side_lines
 APP_ID = "APP"  # the run folders' scenario part: <time>-APP-<id>
 EXIT = {"passed": 0, "failed": 1, "inconclusive": 3}
 ISOLATION_LEVELS = ("read_committed", "read_uncommitted")
+
+
+@dataclass(frozen=True)
+class AppRequest:
+    """What the user asks of ``check-app``: their app and its topics, its input, the faults it
+    runs under, and the outputs wanted; as given, ``workload`` checks it."""
+
+    cmd: str  # the app's command line, split as a shell would (no shell runs it)
+    input_topic: str
+    output_topic: str
+    instances: int = 1
+    inputs: int | None = None  # None: 1000, or the --like scenario's
+    partitions: int | None = None  # None: 3, or the --like scenario's
+    input_mode: str | None = None  # "live" or "before"; None: live under a scenario's or drawn schedules
+    like: str = ""  # the scenario whose schedule the app runs under
+    schedule: str = ""  # a schedule file, named in the story as given
+    no_faults: bool = False  # none of the three: the default kill
+    reference: bool = True  # the reference at-least-once app beside it, when there are faults
+    extract: str = ""  # MODULE:FUNCTION naming an output's input; empty: its header or its head (Naming)
+    output_isolation: str = "read_committed"
+    idle_timeout_s: float = IDLE_TIMEOUT_S
+    kafka_version: str = ""  # as given (empty: none), for the command that runs a run again
+    junit: Path | None = None
+    json: bool = False
+
+    @property
+    def with_reference(self) -> bool:
+        """The reference app runs beside the user's unless asked not to, or there is no fault."""
+        return self.reference and not self.no_faults
 
 
 def run_folder(runs_dir: Path) -> Path:
@@ -111,62 +141,6 @@ def _beside_the_reference(
     return reference.with_reference(verdict, control, folder / APP_VARIANT.name)
 
 
-# --- the command line -------------------------------------------------------------------------
-
-
-def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    sp = sub.add_parser(
-        "check-app",
-        help="run your own consume-transform-produce app under faults and judge each input exactly once",
-        description="Run your app as it is (docs/your-app.md: the environment it gets, how its outputs name "
-        "their inputs) under a fault schedule, and judge each input exactly once.",
-    )
-    sp.add_argument("--cmd", required=True, help='your app\'s command line, e.g. "python my_app.py" (no shell)')
-    sp.add_argument("--input-topic", required=True, help="the topic the harness creates and fills for your app")
-    sp.add_argument("--output-topic", required=True, help="the topic your app writes its outputs to")
-    sp.add_argument("--instances", type=int, default=1, help="instances run at once, in one group (default 1)")
-    sp.add_argument("--inputs", type=int, help="input records (default 1000, or the --like scenario's)")
-    sp.add_argument(
-        "--input",
-        choices=("live", "before"),
-        help="write the input while your app runs, in bursts and pauses (live: the default with --like and "
-        "--explore), or all of it before it starts (before: the default otherwise)",
-    )
-    sp.add_argument("--partitions", type=int, help="partitions of both topics (default 3, or the scenario's)")
-    faults = sp.add_mutually_exclusive_group()
-    faults.add_argument("--like", metavar="SCENARIO", help="use that scenario's fault schedule (e.g. B1)")
-    faults.add_argument("--schedule", metavar="FILE", help="a fault schedule in JSON (docs/your-app.md)")
-    faults.add_argument("--no-faults", action="store_true", help="no faults: a sunny-day run")
-    sp.add_argument(
-        "--no-reference",
-        action="store_true",
-        help="do not run the reference at-least-once app under the same schedule (faster; a pass then "
-        "rests on where the faults hit alone)",
-    )
-    sp.add_argument(
-        "--extract", metavar="MODULE:FUNCTION", help="your function naming an output's input (docs/your-app.md)"
-    )
-    sp.add_argument(
-        "--output-isolation",
-        choices=ISOLATION_LEVELS,
-        default="read_committed",
-        help="how your output's consumers read it (default read_committed)",
-    )
-    sp.add_argument(
-        "--idle-timeout",
-        type=float,
-        default=IDLE_TIMEOUT_S,
-        metavar="S",
-        help=f"stop the app after this long without progress (default {IDLE_TIMEOUT_S:.0f})",
-    )
-    sp.add_argument("--runs-dir", help="where run folders go (default: ./runs)")
-    sp.add_argument("--junit", metavar="FILE", help="also write the result as JUnit XML to FILE")
-    sp.add_argument("--json", action="store_true", help="print the verdict JSON instead of the summary")
-    sp.add_argument("--kafka-version", help=f"Kafka version (tested: {', '.join(KNOWN_KAFKA_VERSIONS)})")
-    sp.add_argument("--toxiproxy-version", help="Toxiproxy version")
-    sp.set_defaults(func=cmd_check_app)
-
-
 def _command(text: str) -> list[str]:
     try:
         argv = shlex.split(text)
@@ -179,63 +153,50 @@ def _command(text: str) -> list[str]:
     return argv
 
 
-def workload(args: argparse.Namespace) -> tuple[UserAppWorkload, StepsFor, str]:
-    """Everything the arguments say, checked before any container starts; and the schedule's name."""
-    command = _command(args.cmd)
-    if args.instances < 1:
-        raise HarnessError(f"--instances must be 1 or more, not {args.instances}")
-    if args.input_topic == args.output_topic:
+def workload(request: AppRequest, explored: bool = False) -> tuple[UserAppWorkload, StepsFor, str]:
+    """Everything ``request`` says, checked before any container starts; and the schedule's name.
+    ``explored``: its schedules are drawn (``check-app --explore``), its input then live by default."""
+    command = _command(request.cmd)
+    if request.instances < 1:
+        raise HarnessError(f"--instances must be 1 or more, not {request.instances}")
+    if request.input_topic == request.output_topic:
         raise HarnessError("--input-topic and --output-topic must differ")
-    if args.extract:
-        contract.load_extractor(args.extract)
+    if request.extract:
+        contract.load_extractor(request.extract)
     inputs, partitions = 1000, 3
-    if args.like:
-        steps, pipeline = schedules.like(args.like, args.instances)
-        inputs, partitions, named = pipeline.inputs, pipeline.partitions, f"{args.like.upper()}'s schedule"
-    elif args.schedule:
-        steps, named = schedules.from_file(Path(args.schedule), args.instances, args.input_topic), args.schedule
-    elif args.no_faults:
+    if request.like:
+        steps, pipeline = schedules.like(request.like, request.instances)
+        inputs, partitions, named = pipeline.inputs, pipeline.partitions, f"{request.like.upper()}'s schedule"
+    elif request.schedule:
+        steps = schedules.from_file(Path(request.schedule), request.instances, request.input_topic)
+        named = request.schedule
+    elif request.no_faults:
         steps, named = schedules.none(), "no faults"
     else:
         named = "one SIGKILL of app-1 mid-stream, restarted a second later"
-        steps = schedules.default(args.inputs or inputs)
-    for flag, value in (("--inputs", args.inputs), ("--partitions", args.partitions)):
+        steps = schedules.default(request.inputs or inputs)
+    for flag, value in (("--inputs", request.inputs), ("--partitions", request.partitions)):
         if value is not None and value < 1:
             raise HarnessError(f"{flag} must be 1 or more, not {value}")
     app = UserAppWorkload(
         tuple(command),
-        args.input_topic,
-        args.output_topic,
-        inputs=args.inputs or inputs,
-        partitions=args.partitions or partitions,
-        instances=args.instances,
-        naming=Naming(args.extract or ""),
-        view=args.output_isolation,
-        idle_timeout_s=args.idle_timeout,
-        live_input=args.input == "live" or (args.input is None and bool(args.like or getattr(args, "explore", 0))),
+        request.input_topic,
+        request.output_topic,
+        inputs=request.inputs or inputs,
+        partitions=request.partitions or partitions,
+        instances=request.instances,
+        naming=Naming(request.extract),
+        view=request.output_isolation,
+        idle_timeout_s=request.idle_timeout_s,
+        live_input=request.input_mode == "live" or (request.input_mode is None and bool(request.like or explored)),
     )
     return app, steps, named
 
 
-def settings_of(args: argparse.Namespace) -> Settings:
-    """The run's settings from the arguments, its Kafka version checked before anything starts."""
-    settings = Settings().with_overrides(
-        kafka_version=args.kafka_version,
-        toxiproxy_version=args.toxiproxy_version,
-        runs_dir=Path(args.runs_dir) if args.runs_dir else None,
-    )
-    versions.kafka(settings.kafka_version)
-    return settings
-
-
-def wants_reference(args: argparse.Namespace) -> bool:
-    """The reference app runs beside the user's unless asked not to, or there is no fault."""
-    return not (args.no_reference or getattr(args, "no_faults", False))
-
-
-def cmd_check_app(args: argparse.Namespace) -> int:
-    app, steps, named = workload(args)
-    settings = settings_of(args)
+def run(request: AppRequest, settings: Settings) -> int:
+    """The command: one run as ``request`` asks, on a cluster of its own; the verdict printed,
+    JUnit XML written on request; the exit status."""
+    app, steps, named = workload(request)
     title = f"check-app: {' '.join(app.command)}"
     story = (
         f"Your app `{' '.join(app.command)}` ({app.instances} instance(s)) reads {app.inputs} inputs from "
@@ -246,17 +207,17 @@ def cmd_check_app(args: argparse.Namespace) -> int:
     report = folder / report_page.REPORT
     try:
         with KafkaCluster(settings) as cluster:
-            verdict = check(cluster, app, steps, folder, title, story, with_reference=wants_reference(args))
+            verdict = check(cluster, app, steps, folder, title, story, with_reference=request.with_reference)
     except ContractError as exc:
-        if args.junit:
-            say(f"junit: {junit.write(junit.app_run(title, None, report, str(exc)), Path(args.junit))}")
+        if request.junit:
+            say(f"junit: {junit.write(junit.app_run(title, None, report, str(exc)), request.junit)}")
         raise
     outcome = side_outcome(verdict)
-    if args.json:
+    if request.json:
         print(json.dumps(verdict.to_json(), indent=2), flush=True)
     else:
         print("\n".join([f"{title}: {outcome.upper()}", *side_lines(verdict)]), flush=True)
         print(f"report: {report}", flush=True)
-    if args.junit:
-        say(f"junit: {junit.write(junit.app_run(title, verdict, report), Path(args.junit))}")
+    if request.junit:
+        say(f"junit: {junit.write(junit.app_run(title, verdict, report), request.junit)}")
     return EXIT[outcome]

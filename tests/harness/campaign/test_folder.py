@@ -14,7 +14,7 @@ from harness.campaign import findings, merge, run
 from harness.campaign.plan import Campaign, Shard
 from harness.errors import HarnessError
 from harness.explore import trial
-from tests.harness.test_cli import harness
+from tests.harness.cli.test_main import harness
 
 MakeRun = Callable[..., Path]  # tests/harness/campaign/conftest.py's make_run
 CAMPAIGN = Campaign.of(["B1"], kafka=["4.4.0"], clients=["librdkafka==2.16.1"], families=["protocol", "link"], runs=2)

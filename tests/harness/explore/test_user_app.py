@@ -5,17 +5,18 @@ progress); on a cluster, the example app's real bug is found and the fixed app i
 from __future__ import annotations
 
 import json
-import shlex
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from harness.cli import parser
 from harness.errors import HarnessError
 from harness.explore import draw, user_app, words
 from harness.faults import App, Leader, TxnCoordinator, serial
+from harness.settings import Settings
+from harness.userapps.check_app import AppRequest
 from harness.userapps.workload import APP_LINKS, UserAppWorkload
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -69,13 +70,12 @@ def test_the_process_seed_still_draws_an_early_kill() -> None:
     assert "kill app app-1" in line and ">= 227 records" in line and doc["steps"][0]["duration_s"] < 3, line
 
 
-@pytest.mark.parametrize("flag", [["--like", "B1"], ["--no-faults"], ["--junit", "x.xml"], ["--json"]])
-def test_explore_refuses_what_is_for_one_run(flag: list[str]) -> None:
-    args = parser().parse_args(
-        ["check-app", "--cmd", "python3", "--input-topic", "a", "--output-topic", "b", "--explore", "2", *flag]
-    )
+@pytest.mark.parametrize(
+    "asked", [{"like": "B1"}, {"no_faults": True}, {"junit": Path("x.xml")}, {"json": True}], ids=str
+)
+def test_explore_refuses_what_is_for_one_run(asked: dict[str, Any]) -> None:
     with pytest.raises(HarnessError, match=r"--explore|one run"):
-        user_app.explore(args)
+        user_app.explore(AppRequest("python3", "a", "b", **asked), Settings(), 2)
 
 
 def _explore(tmp_path: Path, bug: str) -> subprocess.CompletedProcess[str]:
@@ -102,17 +102,3 @@ def test_explore_finds_the_example_s_bug_and_not_in_the_fixed_app(tmp_path: Path
     fixed = _explore(tmp_path / "fixed", "")
     assert fixed.returncode == 0, fixed.stdout + fixed.stderr[-2000:]
     assert "0 of 1 runs failed, 0 inconclusive" in fixed.stdout  # the fault hit: a pass that proves something
-
-
-def test_the_command_for_a_failing_run_keeps_every_choice_and_the_run_s_topics() -> None:
-    argv = ["check-app", "--cmd", "python my app.py", "--input-topic", "orders", "--output-topic", "enriched"]
-    argv += ["--explore", "3", "--extract", "mod:fn", "--kafka-version", "3.9.2", "--output-isolation"]
-    args = parser().parse_args([*argv, "read_uncommitted"])
-    run = user_app.run_of(UserAppWorkload(("python", "my app.py"), "orders", "enriched", view="read_uncommitted"), 2)
-    again = shlex.split(user_app._again(args, run, Path("/runs/x/run-002")))
-    assert again[again.index("--cmd") + 1] == "python my app.py"
-    assert again[again.index("--input-topic") + 1] == "orders-002" and "--explore" not in again
-    kept = {"--extract": "mod:fn", "--kafka-version": "3.9.2", "--output-isolation": "read_uncommitted"}
-    for flag, value in kept.items():
-        assert again[again.index(flag) + 1] == value
-    assert again[-2:] == ["--schedule", "/runs/x/run-002/schedule.json"]

@@ -1,28 +1,23 @@
-"""``kafka-harness explore``, ``replay`` and ``shrink``: their arguments and what they print.
+"""``kafka-harness explore``, ``replay``, ``shrink`` and ``bisect``: their arguments and what they print.
 
 - ``explore --like B1 --seed 7 --runs 40``: exit 1 if a run failed, 0 if none did;
   ``--dry-run`` prints every run's schedule as JSON and starts nothing;
 - ``replay RUN_DIR --times 3``: the reproduction rate; exit 1 if a run failed again, else 0;
 - ``shrink RUN_DIR --budget 15``: the shrunk schedule and the scenario file it wrote;
 - ``bisect RUN_DIR --kafka 3.3.0..4.4.0`` (or ``--client librdkafka 2.0.2..2.16.1``): the last
-  affected and first clean release, and the regression pair it wrote (``harness.explore.bisect``);
-- ``check-app ... --explore N``: your app under N drawn schedules (``harness.explore.user_app``).
+  affected and first clean release, and the regression pair it wrote (``harness.explore.bisect``).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Callable
 from pathlib import Path
 
+from harness.cli.options import add_versions, settings_of
 from harness.errors import HarnessError
-from harness.explore import bisect, draw, replay, run, user_app, words
+from harness.explore import bisect, draw, replay, run, words
 from harness.explore.subject import Subject
-from harness.settings import Settings
-from harness.userapps import check_app
-
-SettingsOf = Callable[[argparse.Namespace], Settings]
 
 
 def _exploration(args: argparse.Namespace) -> run.Exploration:
@@ -40,7 +35,7 @@ def _exploration(args: argparse.Namespace) -> run.Exploration:
     return exploration
 
 
-def cmd_explore(args: argparse.Namespace, settings_of: SettingsOf) -> int:
+def cmd_explore(args: argparse.Namespace) -> int:
     exploration = _exploration(args)
     docs = exploration.schedules()  # also refuses a workload explore cannot draw for
     if args.dry_run:
@@ -66,7 +61,7 @@ def cmd_explore(args: argparse.Namespace, settings_of: SettingsOf) -> int:
     return 1 if failing else 0
 
 
-def cmd_replay(args: argparse.Namespace, settings_of: SettingsOf) -> int:
+def cmd_replay(args: argparse.Namespace) -> int:
     kept = replay.Kept.read(Path(args.run_dir))
     folder, trials = replay.replay(kept, args.times, settings_of(args))
     failed = sum(t.failed for t in trials)
@@ -76,7 +71,7 @@ def cmd_replay(args: argparse.Namespace, settings_of: SettingsOf) -> int:
     return 1 if failed else 0
 
 
-def cmd_shrink(args: argparse.Namespace, settings_of: SettingsOf) -> int:
+def cmd_shrink(args: argparse.Namespace) -> int:
     kept = replay.Kept.read(Path(args.run_dir))
     shrunk = replay.shrink_run(kept, args.budget, settings_of(args), Path(args.out) if args.out else None)
     for n, a in enumerate(shrunk.attempts, 1):
@@ -90,7 +85,7 @@ def cmd_shrink(args: argparse.Namespace, settings_of: SettingsOf) -> int:
     return 0
 
 
-def cmd_bisect(args: argparse.Namespace, settings_of: SettingsOf) -> int:
+def cmd_bisect(args: argparse.Namespace) -> int:
     if bool(args.kafka) == bool(args.client):
         raise HarnessError("bisect over one axis: --kafka LO..HI, or --client librdkafka|java LO..HI")
     axis, span = ("kafka", args.kafka) if args.kafka else (args.client[0], args.client[1])
@@ -107,9 +102,7 @@ def cmd_bisect(args: argparse.Namespace, settings_of: SettingsOf) -> int:
     return 0
 
 
-def add_parsers(sub: argparse._SubParsersAction, settings_of: SettingsOf, versions: Callable[..., None]) -> None:  # type: ignore[type-arg]
-    """The three subcommands, on ``kafka-harness``'s parser (``versions``: its --kafka-version and
-    --toxiproxy-version options)."""
+def add_explore(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     sp = sub.add_parser("explore", help="run a pair's guarantee side under random fault schedules drawn from a seed")
     sp.add_argument(
         "--like", required=True, metavar="SCENARIO", help="the pair whose guarantee side is explored, e.g. B1"
@@ -146,9 +139,11 @@ def add_parsers(sub: argparse._SubParsersAction, settings_of: SettingsOf, versio
     )
     sp.add_argument("--client", metavar="CLIENT", help="the apps' client (as for run)")
     sp.add_argument("--runs-dir", help="where the exploration's folder goes (default: ./runs)")
-    versions(sp)
-    sp.set_defaults(func=lambda a: cmd_explore(a, settings_of))
+    add_versions(sp)
+    sp.set_defaults(func=cmd_explore)
 
+
+def add_bisect(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     sp = sub.add_parser("bisect", help="replay a failing run on releases by binary search: last affected, first clean")
     sp.add_argument("run_dir", metavar="RUN_DIR", help="a failing run folder of explore")
     sp.add_argument("--kafka", metavar="LO..HI", help="bisect over the brokers' Kafka releases, e.g. 3.3.0..4.4.0")
@@ -160,33 +155,19 @@ def add_parsers(sub: argparse._SubParsersAction, settings_of: SettingsOf, versio
     )
     sp.add_argument("--times", type=int, default=3, metavar="K", help="replays per release (default 3)")
     sp.add_argument("--out", metavar="FILE", help="the regression pair file (default: in the bisect folder)")
-    sp.set_defaults(func=lambda a: cmd_bisect(a, settings_of))
+    sp.set_defaults(func=cmd_bisect)
 
-    _check_app_explores(sub.choices["check-app"])
 
+def add_replay(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     sp = sub.add_parser("replay", help="run a kept run's schedule again and print how often it fails")
     sp.add_argument("run_dir", metavar="RUN_DIR", help="a run folder of explore, e.g. runs/explore-7/run-003")
     sp.add_argument("--times", type=int, default=3, metavar="N", help="how many runs (default 3)")
-    sp.set_defaults(func=lambda a: cmd_replay(a, settings_of))
+    sp.set_defaults(func=cmd_replay)
 
+
+def add_shrink(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     sp = sub.add_parser("shrink", help="make a failing run's schedule smaller and write a scenario file")
     sp.add_argument("run_dir", metavar="RUN_DIR", help="a failing run folder of explore")
     sp.add_argument("--budget", type=int, default=15, metavar="N", help="runs it may take (default 15)")
     sp.add_argument("--out", metavar="FILE", help="the scenario file (default: in the shrink folder)")
-    sp.set_defaults(func=lambda a: cmd_shrink(a, settings_of))
-
-
-def _check_app_explores(sp: argparse.ArgumentParser) -> None:
-    """``check-app --explore N``: the user's app under N drawn schedules (harness.explore.user_app)."""
-    sp.add_argument(
-        "--explore", type=int, default=0, metavar="N", help="run your app under N schedules drawn from --seed"
-    )
-    sp.add_argument("--seed", type=int, default=1, help="with --explore: the schedules come from it alone (default 1)")
-    sp.add_argument("--stop-on-failure", action="store_true", help="with --explore: stop at the first failing run")
-    sp.add_argument(
-        "--faults",
-        default="all",
-        metavar="FAMILIES",
-        help=f"with --explore: fault families to draw from: {', '.join(draw.USER_APP_FAMILIES)} (default all)",
-    )
-    sp.set_defaults(func=lambda a: user_app.explore(a) if a.explore else check_app.cmd_check_app(a))
+    sp.set_defaults(func=cmd_shrink)

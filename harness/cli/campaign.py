@@ -9,15 +9,13 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Callable
 from pathlib import Path
 
 from harness.campaign import findings, merge, plan, run
+from harness.cli.options import settings_of
 from harness.errors import HarnessError
 from harness.explore import draw
-from harness.settings import Settings
 
-SettingsOf = Callable[[argparse.Namespace], Settings]
 _MATRIX = ("sides", "kafka", "clients", "faults", "seeds", "runs")
 
 
@@ -48,7 +46,7 @@ def _campaign(args: argparse.Namespace, folder: Path) -> plan.Campaign:
     )
 
 
-def cmd_run(args: argparse.Namespace, settings_of: SettingsOf) -> int:
+def cmd_run(args: argparse.Namespace) -> int:
     folder = Path(args.out)
     campaign = _campaign(args, folder)
     shard = plan.Shard.parse(args.shard) if args.shard else _shard_of(folder)
@@ -115,7 +113,7 @@ def _number(text: str, flag: str) -> int:
         raise HarnessError(f"{flag}: {text!r} is not a number") from None
 
 
-def add_parsers(sub: argparse._SubParsersAction, settings_of: SettingsOf) -> None:  # type: ignore[type-arg]
+def add_campaign(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     sp = sub.add_parser("campaign", help="run a matrix of explorations unattended; merge shards; triage the failures")
     commands = sp.add_subparsers(dest="campaign_command", required=True)
 
@@ -140,7 +138,7 @@ def add_parsers(sub: argparse._SubParsersAction, settings_of: SettingsOf) -> Non
     cp.add_argument(
         "--dry-run", action="store_true", help="print this shard's runs and schedules as JSON lines; start nothing"
     )
-    cp.set_defaults(func=lambda a: cmd_run(a, settings_of))
+    cp.set_defaults(func=cmd_run)
 
     mp = commands.add_parser("merge", help="join shards' folders into one campaign folder, and its findings page")
     mp.add_argument("folders", nargs="+", metavar="DIR", help="the shards' campaign folders")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.harness.test_cli import harness, one_line_error
+from tests.harness.cli.test_main import harness, one_line_error
 
 
 @pytest.mark.parametrize(

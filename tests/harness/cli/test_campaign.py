@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.harness.test_cli import harness, one_line_error
+from tests.harness.cli.test_main import harness, one_line_error
 
 MATRIX = ("--sides", "B1,A5", "--kafka", "4.4.0,4.3.1", "--faults", "link,process", "--runs", "2")
 
