@@ -19,7 +19,7 @@ from harness.campaign import run
 from harness.campaign.plan import Campaign, Shard
 from harness.settings import Settings
 
-WORKERS = (1, 2)
+WORKERS = (1, 2, 4)
 RUNS = 2
 CAMPAIGN = Campaign.of(["A5", "B1"], kafka=["4.4.0"], runs=RUNS)
 

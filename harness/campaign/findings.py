@@ -81,8 +81,10 @@ def rows(folder: Path, doc: dict[str, Any], known: list[triage.KnownIssue] | Non
         row.roles &= failure.roles
     ran = Counter(run["cell"] for run in doc["runs"])
     for row in by_signature.values():
-        every_api = frozenset().union(*(signature.of_run(folder / r).apis for r in row.runs[:20]))
-        row.label = triage.label(row.signature, every_api, known)
+        failures = [signature.of_run(folder / r) for r in row.runs[:20]]
+        every_api = frozenset().union(*(f.apis for f in failures))
+        every_role = frozenset().union(*(f.roles for f in failures))
+        row.label = triage.label(row.signature, every_api, every_role, known)
         row.rate = len(row.runs) / sum(ran[c] for c in row.cells)
     return sorted(by_signature.values(), key=lambda r: (r.label.kind != triage.UNKNOWN, -len(r.runs), str(r.signature)))
 

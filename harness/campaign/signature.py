@@ -12,7 +12,9 @@ those every one of its runs shared, which is where a cause is to be looked for.
 
 When an app stopped, inputs it never reached have no outputs: ``eos_missing`` then says the app
 stopped, not that it skipped inputs while running, and the signature writes it
-``eos_missing (after the app stopped)``.
+``eos_missing (after the app stopped)``. A ``read_committed_stall`` longer than the transaction
+timeout (and a margin) is written ``read_committed_stall (past the transaction timeout)``: a
+hanging transaction, where a shorter one is an open transaction waiting for its producer.
 """
 
 from __future__ import annotations
@@ -28,6 +30,9 @@ from harness.explore import trial
 DATA, STOPPED, BOTH = "data went wrong", "an app stopped", "data went wrong; an app stopped"
 CRASHED, NOT_RUN, CLIENT_ONLY = "an app crashed", "could not run", "a client stalled or was refused"
 UNREACHED = "eos_missing (after the app stopped)"
+STALL = "read_committed_stall"
+_TRANSACTION_TIMEOUT_MS = 60_000  # both clients' default transaction.timeout.ms
+_STALL_MARGIN_S = 15.0  # the coordinator's abort and the markers' writing after the timeout
 _STOPPING = set(trial.APP_ERRORS)
 
 
@@ -85,9 +90,8 @@ def of_run(folder: Path) -> Failure:
     stops = _stops(verdict.get("workload", []))
     crashed = any(trial.crashed(r) for r in verdict.get("workload", []))
     stopped = bool(stops) or any(name in _STOPPING for name in counts)
-    data = sorted(
-        (UNREACHED if name == "eos_missing" and stopped else name) for name in counts if name not in _STOPPING
-    )
+    named = {"eos_missing": UNREACHED if stopped else "eos_missing", "read_committed_stall": _stall(verdict)}
+    data = sorted(named.get(name, name) for name in counts if name not in _STOPPING)
     # What the readers saw of the data; a client's own observation (a read_committed reader
     # stalled behind an open transaction) is listed but is not data gone wrong.
     wrong = [name for name in data if name in catalogue.BY_NAME and catalogue.BY_NAME[name].source != catalogue.CLIENT]
@@ -101,6 +105,17 @@ def of_run(folder: Path) -> Failure:
         f["params"]["api"] for f in verdict.get("faults", []) if f.get("params", {}).get("api") and f.get("matched")
     )
     return Failure(folder, Signature(effect, tuple(data), tuple(sorted(stops)), kafka, client), apis, roles)
+
+
+def _stall(verdict: dict[str, Any]) -> str:
+    """``read_committed_stall``, or ``read_committed_stall (past the transaction timeout)`` when the
+    longest stall outlasted it by more than ``_STALL_MARGIN_S``: until then an open transaction whose
+    producer stopped holds the last stable offset by design (its coordinator aborts it at the
+    timeout); past it, a transaction hangs."""
+    config = verdict.get("producer_config") or {}
+    timeout_s = float(config.get("transaction.timeout.ms", _TRANSACTION_TIMEOUT_MS)) / 1000
+    longest = max((float(s.get("seconds", 0)) for s in verdict.get("read_committed_stalls", [])), default=0.0)
+    return f"{STALL} (past the transaction timeout)" if longest > timeout_s + _STALL_MARGIN_S else STALL
 
 
 def _stops(workload: list[dict[str, Any]]) -> set[str]:

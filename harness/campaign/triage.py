@@ -37,13 +37,14 @@ class KnownIssue:
     findings: tuple[str, ...] = ()
     errors: tuple[str, ...] = ()
     apis: tuple[str, ...] = ()
+    roles: tuple[str, ...] = ()
     pair: str = ""
 
-    def matches(self, signature: Signature, apis: frozenset[str]) -> bool:
+    def matches(self, signature: Signature, apis: frozenset[str], roles: frozenset[str]) -> bool:
         client = signature.client.split(" ")[0]
         if (self.component != "kafka" and client != self.component) or (self.client and client != self.client):
             return False
-        if self.apis and not apis & set(self.apis):
+        if (self.apis and not apis & set(self.apis)) or (self.roles and not roles & set(self.roles)):
             return False
         shown = set(self.findings) & set(signature.findings)
         stopped = any(e in s for e in self.errors for s in signature.errors)
@@ -83,9 +84,10 @@ def catalogue(path: Path = CATALOGUE) -> list[KnownIssue]:
     return entries
 
 
-def label(signature: Signature, apis: frozenset[str], known: list[KnownIssue]) -> Label:
-    """``signature``'s label (``apis``: the requests its runs' faults caught)."""
-    matching = [e for e in known if e.matches(signature, apis)]
+def label(signature: Signature, apis: frozenset[str], roles: frozenset[str], known: list[KnownIssue]) -> Label:
+    """``signature``'s label (``apis``: the requests its runs' faults caught; ``roles``: the kinds
+    of role its runs' faults hit)."""
+    matching = [e for e in known if e.matches(signature, apis, roles)]
     in_range = [e for e in matching if e.affects(signature)]
     ranked = (
         [(KNOWN, e) for e in in_range if e.status != "by design"]

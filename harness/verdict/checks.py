@@ -27,8 +27,9 @@ class Check:
     name: str  # what is checked, as the summary shows it
     why: str  # why the scenario needs it
     seen: Callable[[VariantVerdict], str | None]  # None when it holds, else what was seen instead
-    # True: it asks that the pair's own fault did its part (a kill, fencing, a held request's
-    # answer); an exploration, which draws faults of its own, leaves it out (harness.explore).
+    # True: it holds only under the pair's own schedule: its fault did its part (a kill, fencing,
+    # a held request's answer), or a count is exactly what that schedule gives; an exploration,
+    # which draws faults of its own, leaves it out (harness.explore).
     of_the_fault: bool = False
     # What it saw when it holds, worth showing anyway (e.g. where each fault hit); None: nothing.
     detail: Callable[[VariantVerdict], str | None] | None = None
@@ -66,10 +67,14 @@ def exactly(finding: str, n: int, why: str) -> Check:
 
 
 def stat(name: str, n: int, why: str) -> Check:
+    """A run statistic is exactly ``n``: what the pair's own schedule gives. Under other faults
+    the count moves by design (a restarted producer's open transaction aborted, an abortable
+    error aborting one more), so an exploration leaves it out."""
+
     def seen(side: VariantVerdict) -> str | None:
         return None if side.result.stats[name] == n else f"{name} {side.result.stats[name]}"
 
-    return Check(f"{name} == {n}", why, seen)
+    return Check(f"{name} == {n}", why, seen, of_the_fault=True)
 
 
 def _reports(side: VariantVerdict, app: str) -> list[dict[str, Any]]:

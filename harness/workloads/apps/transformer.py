@@ -68,6 +68,9 @@ from harness.workloads.apps.transactions import (
 )
 
 PLAIN, AT_MOST_ONCE, TRANSACTIONAL = "plain", "at_most_once", "transactional"
+_REWIND_ATTEMPTS = 5
+# The local timeouts librdkafka answers a call with when the broker did not answer in time.
+_TIMEOUTS = (KafkaError._TIMED_OUT, KafkaError._TIMED_OUT_QUEUE)
 MODES = (PLAIN, AT_MOST_ONCE, TRANSACTIONAL)
 
 
@@ -304,9 +307,20 @@ class _App:
             self._rewind()
 
     def _rewind(self) -> None:
-        """Back to the group's committed offsets, so an aborted batch is processed again."""
+        """Back to the group's committed offsets, so an aborted batch is processed again. Asked
+        again while the coordinator does not answer in time (a slow or cut link): the batch was
+        aborted because of such a stall, and giving up here would end the app for it."""
         self.counts["aborted"] += 1
-        for tp in self.consumer.committed(self.consumer.assignment(), timeout=30):
+        for attempt in range(_REWIND_ATTEMPTS):
+            try:
+                committed = self.consumer.committed(self.consumer.assignment(), timeout=30)
+                break
+            except KafkaException as exc:
+                err = exc.args[0]
+                if attempt == _REWIND_ATTEMPTS - 1 or not (err.retriable() or err.code() in _TIMEOUTS):
+                    raise
+                self.errors[err.name()] += 1
+        for tp in committed:
             self.consumer.seek(TopicPartition(tp.topic, tp.partition, max(tp.offset, 0)))
 
     def _report(self, **extra: Any) -> dict[str, Any]:

@@ -4,6 +4,7 @@ told apart from inputs skipped while running."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -69,3 +70,17 @@ def test_an_app_that_never_got_going_says_where(tmp_path: Path, make_run: MakeRu
     run = make_run(tmp_path / "r", counts={"txn_init_failed": 1}, setup=("_TIMED_OUT", "init_transactions"))
     s = signature.of_run(run).signature
     assert (s.effect, s.errors) == (signature.STOPPED, ("_TIMED_OUT at init_transactions",))
+
+
+def test_a_stall_past_the_transaction_timeout_is_told_from_a_wait_for_the_producer(
+    tmp_path: Path, make_run: MakeRun
+) -> None:
+    def stalled(name: str, seconds: float) -> tuple[str, ...]:
+        run = make_run(tmp_path / name, counts={"read_committed_stall": 1})
+        verdict = json.loads((run / trial.SIDE / "verdict.json").read_text())
+        verdict["read_committed_stalls"] = [{"partition": "t-0", "seconds": seconds}]
+        (run / trial.SIDE / "verdict.json").write_text(json.dumps(verdict))
+        return signature.of_run(run).signature.findings
+
+    assert stalled("waiting", 42.4) == ("read_committed_stall",)  # within the default 60 s timeout
+    assert stalled("hanging", 120.0) == ("read_committed_stall (past the transaction timeout)",)

@@ -10,14 +10,14 @@ from pathlib import Path
 import pytest
 
 from harness.campaign import triage
-from harness.campaign.signature import DATA, STOPPED, UNREACHED, Signature
+from harness.campaign.signature import CLIENT_ONLY, DATA, STOPPED, UNREACHED, Signature
 from harness.errors import HarnessError
 
 KNOWN = triage.catalogue()
 
 
-def _label(signature: Signature, apis: set[str] | None = None) -> triage.Label:
-    return triage.label(signature, frozenset(apis or ()), KNOWN)
+def _label(signature: Signature, apis: set[str] | None = None, roles: set[str] | None = None) -> triage.Label:
+    return triage.label(signature, frozenset(apis or ()), frozenset(roles or ()), KNOWN)
 
 
 def test_a_bug_on_a_release_it_affects_is_known() -> None:
@@ -88,3 +88,19 @@ def test_a_malformed_catalogue_is_one_line(tmp_path: Path, entry: str, said: str
     path.write_text(f"[[issue]]\n{entry}\n")
     with pytest.raises(HarnessError, match=said):
         triage.catalogue(path)
+
+
+def test_duplicates_from_a_restarted_producer_are_by_design_only_when_an_app_was_restarted() -> None:
+    resent = Signature(DATA, ("duplicate",), (), "4.4.0", "java 4.4.0")
+    assert str(_label(resent, roles={"App", "Node"})) == "expected by design (KIP-98 idempotence per producer session)"
+    assert _label(resent, roles={"Leader"}).kind == triage.UNKNOWN  # the brokers alone must not duplicate
+
+
+def test_a_reader_stalled_past_the_transaction_timeout_is_a_hanging_transaction() -> None:
+    waiting = Signature(CLIENT_ONLY, ("read_committed_stall",), (), "4.4.0", "java 4.4.0")
+    assert _label(waiting).kind == triage.BY_DESIGN
+    hanging = Signature(
+        CLIENT_ONLY, ("read_committed_stall (past the transaction timeout)",), (), "4.4.0", "java 4.4.0"
+    )
+    assert _label(hanging, {"Produce"}).kind == triage.OUTSIDE  # KAFKA-14402's, on a release it left
+    assert _label(hanging).kind == triage.UNKNOWN

@@ -292,13 +292,30 @@ public final class TransformerApp {
     private void rewind() {
         report.count("aborted", 1);
         Set<TopicPartition> owned = consumer.assignment();
-        Map<TopicPartition, OffsetAndMetadata> committed = consumer.committed(owned, Duration.ofSeconds(30));
+        Map<TopicPartition, OffsetAndMetadata> committed = committed(owned);
         for (TopicPartition tp : owned) {
             OffsetAndMetadata at = committed.get(tp);
             if (at == null) {
                 consumer.seekToBeginning(List.of(tp));
             } else {
                 consumer.seek(tp, at.offset());
+            }
+        }
+    }
+
+    /**
+     * The group's committed offsets, asked again while the coordinator does not answer in time (a slow or
+     * cut link): the batch was aborted because of such a stall, and giving up here would end the app for it.
+     */
+    private Map<TopicPartition, OffsetAndMetadata> committed(Set<TopicPartition> owned) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return consumer.committed(owned, Duration.ofSeconds(30));
+            } catch (org.apache.kafka.common.errors.TimeoutException e) {
+                if (attempt >= Transactions.ATTEMPTS) {
+                    throw e;
+                }
+                report.error(Outcomes.name(e));
             }
         }
     }
