@@ -1,10 +1,10 @@
 """A failing run reduced to its signature, so that many failures of one cause count as one row.
 
 A signature is what went wrong and where: its **effect** (data went wrong, an app stopped, both,
-an app crashed, only a client stalled or was refused, or the run could not run at all), the data
-**findings** (names, not counts), the **errors** that stopped apps (the client's error code, or
-the call that outlived its timeout), and the **versions** (Kafka, client). Two failures with
-these equal are one signature.
+an app crashed, only a client stalled or was refused, only a check failed, or the run could not
+run at all), the **findings** (names, not counts, and the checks that failed as ``check: NAME``),
+the **errors** that stopped apps (the client's error code, or the call that outlived its
+timeout), and the **versions** (Kafka, client). Two failures with these equal are one signature.
 
 Beside it, a run's **faulted APIs** (protocol faults that caught a request) and **role kinds**
 (who its faults hit: leader, followers, coordinator, app …) are kept; a row of many runs shows
@@ -29,6 +29,7 @@ from harness.explore import trial
 
 DATA, STOPPED, BOTH = "data went wrong", "an app stopped", "data went wrong; an app stopped"
 CRASHED, NOT_RUN, CLIENT_ONLY = "an app crashed", "could not run", "a client stalled or was refused"
+CHECK = "a check failed"
 UNREACHED = "eos_missing (after the app stopped)"
 STALL = "read_committed_stall"
 _TRANSACTION_TIMEOUT_MS = 60_000  # both clients' default transaction.timeout.ms
@@ -92,6 +93,7 @@ def of_run(folder: Path) -> Failure:
     stopped = bool(stops) or any(name in _STOPPING for name in counts)
     named = {"eos_missing": UNREACHED if stopped else "eos_missing", "read_committed_stall": _stall(verdict)}
     data = sorted(named.get(name, name) for name in counts if name not in _STOPPING)
+    data += [f"check: {c['name']}" for c in verdict.get("checks", []) if not c.get("ok", True)]
     # What the readers saw of the data; a client's own observation (a read_committed reader
     # stalled behind an open transaction) is listed but is not data gone wrong.
     wrong = [name for name in data if name in catalogue.BY_NAME and catalogue.BY_NAME[name].source != catalogue.CLIENT]
@@ -100,7 +102,7 @@ def of_run(folder: Path) -> Failure:
     elif stopped:
         effect = BOTH if wrong else STOPPED
     else:
-        effect = DATA if wrong else CLIENT_ONLY
+        effect = DATA if wrong else CLIENT_ONLY if counts else CHECK
     apis = frozenset(
         f["params"]["api"] for f in verdict.get("faults", []) if f.get("params", {}).get("api") and f.get("matched")
     )

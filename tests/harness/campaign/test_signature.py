@@ -84,3 +84,12 @@ def test_a_stall_past_the_transaction_timeout_is_told_from_a_wait_for_the_produc
 
     assert stalled("waiting", 42.4) == ("read_committed_stall",)  # within the default 60 s timeout
     assert stalled("hanging", 120.0) == ("read_committed_stall (past the transaction timeout)",)
+
+
+def test_a_failed_check_is_named_in_the_signature(tmp_path: Path, make_run: MakeRun) -> None:
+    run = make_run(tmp_path / "r")
+    verdict = json.loads((run / trial.SIDE / "verdict.json").read_text())
+    verdict["checks"] = [{"name": "transactions_aborted == 20", "ok": False, "seen": "transactions_aborted 21"}]
+    (run / trial.SIDE / "verdict.json").write_text(json.dumps(verdict))
+    s = signature.of_run(run).signature
+    assert (s.effect, s.findings) == (signature.CHECK, ("check: transactions_aborted == 20",))
