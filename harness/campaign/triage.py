@@ -67,7 +67,9 @@ class Label:
         return f"{self.kind} ({self.issue.id})" if self.issue else self.kind
 
 
-def catalogue(path: Path = CATALOGUE) -> list[KnownIssue]:
+def catalogue(path: Path | None = None) -> list[KnownIssue]:
+    """The known issues in ``path`` (default: the catalogue beside this module), read anew each time."""
+    path = path or CATALOGUE
     try:
         doc = tomllib.loads(path.read_text())
         entries = [

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.campaign import findings, merge, run
+from harness.campaign import findings, merge, run, triage
 from harness.campaign.plan import Campaign, Shard
 from harness.errors import HarnessError
 from harness.explore import trial
@@ -97,3 +97,14 @@ def test_drawing_the_findings_leaves_a_run_under_way_alone(tmp_path: Path, make_
     (under_way / trial.RUN).unlink()
     assert harness("campaign", "findings", str(tmp_path)).returncode == 1  # the failure is unknown
     assert under_way.exists()
+
+
+def test_a_page_that_cannot_be_drawn_does_not_stop_the_campaign(
+    tmp_path: Path, make_run: MakeRun, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The catalogue is read from disk each time the page is drawn (it may be edited while a long
+    campaign runs): a malformed one costs the page, never the runs."""
+    monkeypatch.setattr(triage, "CATALOGUE", tmp_path / "missing.toml")
+    _shard(tmp_path / "c", Shard(1, 1), make_run, failing=1)
+    assert run.read_state(tmp_path / "c")["runs"]  # the state was written; the page was not
+    assert not (tmp_path / "c" / findings.FINDINGS_HTML).exists()
