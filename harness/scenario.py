@@ -72,7 +72,7 @@ class Variant:
     def under_another_schedule(self) -> Variant:
         """The side under a schedule other than its pair's own (explore's, a shrunk one): without
         the checks that ask the pair's own fault to have done its part."""
-        return replace(self, checks=tuple(c for c in self.checks if not c.of_the_fault))
+        return replace(self, checks=tuple(c for c in self.checks if not (c.of_the_fault or c.of_the_schedule)))
 
 
 @dataclass(frozen=True)

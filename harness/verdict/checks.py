@@ -27,10 +27,13 @@ class Check:
     name: str  # what is checked, as the summary shows it
     why: str  # why the scenario needs it
     seen: Callable[[VariantVerdict], str | None]  # None when it holds, else what was seen instead
-    # True: it holds only under the pair's own schedule: its fault did its part (a kill, fencing,
-    # a held request's answer), or a count is exactly what that schedule gives; an exploration,
-    # which draws faults of its own, leaves it out (harness.explore).
+    # True: it asks that the pair's own fault did its part (a kill, fencing, a held request's
+    # answer): failing, the side is inconclusive; an exploration, which draws faults of its own,
+    # leaves it out (harness.explore).
     of_the_fault: bool = False
+    # True: what it asks holds only under the pair's own schedule (an exact count): failing, the
+    # side fails, but an exploration leaves it out too.
+    of_the_schedule: bool = False
     # What it saw when it holds, worth showing anyway (e.g. where each fault hit); None: nothing.
     detail: Callable[[VariantVerdict], str | None] | None = None
 
@@ -74,7 +77,7 @@ def stat(name: str, n: int, why: str) -> Check:
     def seen(side: VariantVerdict) -> str | None:
         return None if side.result.stats[name] == n else f"{name} {side.result.stats[name]}"
 
-    return Check(f"{name} == {n}", why, seen, of_the_fault=True)
+    return Check(f"{name} == {n}", why, seen, of_the_schedule=True)
 
 
 def _reports(side: VariantVerdict, app: str) -> list[dict[str, Any]]:

@@ -56,7 +56,7 @@ def dynamic(proc: subprocess.CompletedProcess[str]) -> dict[str, Any]:
         (("--kafka-version", "banana"), "Kafka version 'banana' is not a release number X.Y.Z"),
         (("--kafka-version", "4.4.0,3.2.0"), "Kafka 3.2.0 is too old: 3.3.0 or newer"),
         (("--client", "librdkafka=2.1.0"), "unknown client 'librdkafka=2.1.0'"),
-        (("--client", "java==2.8.2"), "kafka-clients (java) 2.8.2 is too old"),
+        (("--client", "java==2.1.1"), "kafka-clients (java) 2.1.1 is too old"),
     ],
 )
 def test_bad_choices_are_one_line_exit_2_and_start_nothing(tmp_path: Path, args: tuple[str, ...], message: str) -> None:

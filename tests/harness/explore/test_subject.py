@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+import scenarios
 from harness.errors import HarnessError
 from harness.explore.subject import Subject
 from harness.scenario import side_workload
@@ -51,3 +52,11 @@ def test_allowed_findings_are_allowed_on_the_explored_side_and_kept_through_json
 def test_an_unknown_finding_to_allow_is_one_error() -> None:
     with pytest.raises(HarnessError, match="--allow: unknown finding fenced"):
         Subject("R1", allowed=("fenced",))
+
+
+def test_an_exact_count_of_the_pair_s_own_schedule_is_left_out_but_still_fails_the_pair() -> None:
+    """B3's guarantee checks that exactly 20 transactions were aborted: true of its own run, not of
+    drawn faults (a restarted producer's open transaction is aborted too)."""
+    assert "transactions_aborted == 20" in Subject("B3").left_out()
+    [check] = scenarios.get("B3").guarantee.checks
+    assert check.of_the_schedule and not check.of_the_fault  # failing in the pair: failed, not inconclusive
