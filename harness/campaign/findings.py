@@ -30,13 +30,29 @@ FINDINGS_JSON, FINDINGS_HTML = "findings.json", "findings.html"
 
 @dataclass
 class Row:
-    signature: signature.Signature
     label: triage.Label
-    runs: list[str]  # run folders, in the campaign's order
+    failures: list[signature.Failure]  # in the campaign's order, all of one signature
     cells: set[str]
-    apis: frozenset[str]
-    roles: frozenset[str]
     rate: float = 0.0
+
+    @property
+    def signature(self) -> signature.Signature:
+        return self.failures[0].signature
+
+    @property
+    def runs(self) -> list[str]:
+        """Its runs' folders, relative to the campaign's."""
+        return [f"{f.folder.parent.name}/{f.folder.name}" for f in self.failures]
+
+    @property
+    def apis(self) -> frozenset[str]:
+        """The requests every one of its runs' faults caught."""
+        return frozenset.intersection(*(f.apis for f in self.failures))
+
+    @property
+    def roles(self) -> frozenset[str]:
+        """The kinds of role every one of its runs' faults hit."""
+        return frozenset.intersection(*(f.roles for f in self.failures))
 
     def to_json(self, folder: Path) -> dict[str, Any]:
         first = folder / self.runs[0]
@@ -70,22 +86,16 @@ def rows(folder: Path, doc: dict[str, Any], known: list[triage.KnownIssue] | Non
         if not (folder / run["folder"] / RUN).exists():  # removed by hand since: nothing left to read
             continue
         failure = signature.of_run(folder / run["folder"])
-        row = by_signature.get(failure.signature)
-        if row is None:
-            row = by_signature[failure.signature] = Row(
-                failure.signature, triage.Label(triage.UNKNOWN), [], set(), failure.apis, failure.roles
-            )
-        row.runs.append(run["folder"])
+        row = by_signature.setdefault(failure.signature, Row(triage.Label(triage.UNKNOWN), [], set()))
+        row.failures.append(failure)
         row.cells.add(run["cell"])
-        row.apis &= failure.apis
-        row.roles &= failure.roles
     ran = Counter(run["cell"] for run in doc["runs"])
     for row in by_signature.values():
-        failures = [signature.of_run(folder / r) for r in row.runs[:20]]
-        every_api = frozenset().union(*(f.apis for f in failures))
-        every_role = frozenset().union(*(f.roles for f in failures))
+        # Matched on what any of its runs' faults caught or hit, where the row shows what all shared.
+        every_api = frozenset().union(*(f.apis for f in row.failures))
+        every_role = frozenset().union(*(f.roles for f in row.failures))
         row.label = triage.label(row.signature, every_api, every_role, known)
-        row.rate = len(row.runs) / sum(ran[c] for c in row.cells)
+        row.rate = len(row.failures) / sum(ran[c] for c in row.cells)
     return sorted(by_signature.values(), key=lambda r: (r.label.kind != triage.UNKNOWN, -len(r.runs), str(r.signature)))
 
 
