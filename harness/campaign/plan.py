@@ -18,6 +18,7 @@ that order from the I-th: the runs one machine would have drawn, shared out with
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
 import json
@@ -180,6 +181,7 @@ def cluster_key(cell: Cell) -> tuple[str, str]:
     return (cell.kafka, _broker_settings(cell.side))
 
 
+@functools.cache  # asked for every pending run each time a worker takes one
 def _broker_settings(side: str) -> str:
     return json.dumps(Subject(side).broker_settings(), sort_keys=True)
 
