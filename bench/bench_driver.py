@@ -4,7 +4,9 @@ One cluster. Every producer sends ``RECORDS`` records of 1 KB (1000 bytes) to a 
 of 3 partitions (RF 3, min ISR 2, all through Toxiproxy) with acks=all, idempotence on and
 equal batching: ``batch.size`` 1,000,000 bytes and ``linger.ms`` 5 for every client
 (librdkafka's defaults; the Java client's default batch is 16 KB). Each is a child process,
-``ROUNDS`` rounds interleaved, every round in another order:
+``ROUNDS`` rounds interleaved, every round in another order, and each is **timed as a process**,
+as a user sees it: records acknowledged over the seconds from its start to its exit (the
+interpreter's or JVM's start, the connections, the last flush and the exit included):
 
 - **bare, protocol idle**: the same bare client while a protocol fault is configured on every
   broker's client links but matches nothing it sends (``delay_response`` of ``EndTxn``): both Kafka
@@ -14,17 +16,17 @@ equal batching: ``batch.size`` 1,000,000 bytes and ``linger.ms`` 5 for every cli
 - **bare** (``bench/bare.py producer``): confluent-kafka doing what any application must:
   ``produce()`` of each record (one constant 1000-byte value) with a delivery callback that counts
   the acknowledgements, on ``BufferError`` ``poll(0.1)`` and again, ``poll(0)`` after every
-  ``CHUNK`` records (as the app polls once per chunk), ``flush()`` at the end. Timed from the first
-  ``produce()`` to ``flush()`` returning.
+  ``CHUNK`` records (as the app polls once per chunk), ``flush()`` at the end.
 - **python app**: ``harness.workloads.apps.producer`` at an unlimited rate: ids, values
   ``<id>|<padding>``, its ledger (``invoke`` lines per chunk before the records reach the client,
-  ``ok`` lines per poll). Timed from its ledger: first ``invoke`` to last ``ok``.
-- **java app**: ``kafkaeos.ProducerApp`` on Kafka's Java client, same spec and ledger, same timing.
+  ``ok`` lines per poll).
+- **java app**: ``kafkaeos.ProducerApp`` on Kafka's Java client, same spec and ledger.
 - **ProducerPerformance**: ``org.apache.kafka.tools.ProducerPerformance --throughput -1`` (kafka-tools
-  of the cluster's version), the same producer properties; its own records/sec (first send to close).
-  Both JVMs run with the apps' flags (``java_clients.JVM_OPTIONS``).
+  of the cluster's version), the same producer properties. Both JVMs run with the apps' flags
+  (``java_clients.JVM_OPTIONS``).
 
-Then the consume-transform-produce apps: an input topic of ``TRANSFORM_RECORDS`` records is
+Then the consume-transform-produce apps (timed from inside, as they say below: a transformer
+app waits ``idle_exit_s`` after its last input before it exits): an input topic of ``TRANSFORM_RECORDS`` records is
 read by a fresh group per run, and every input becomes one 1 KB output, in plain mode (batches of
 ``TRANSFORM_BATCH``: produce the batch, ``flush()``, commit the offsets):
 
@@ -62,7 +64,7 @@ from harness.workloads import clients
 from harness.workloads.apps.producer import ProducerSpec
 from harness.workloads.apps.transformer import TransformerSpec
 
-RECORDS = 200_000
+RECORDS = 500_000
 VALUE_BYTES = 1000
 ROUNDS = 5
 CHUNK = ProducerSpec.chunk
@@ -109,15 +111,16 @@ def _produce(
             faults.inject(IDLE_PROTOCOL_FAULT)
         bare = {"topic": topic, "count": records, "poll_every": CHUNK, "value_bytes": VALUE_BYTES}
         run_name = f"{name.replace(', ', '-').replace(' ', '-')}-{n}"
-        return measure.run_bare("producer", cluster, {**bare, "config": PRODUCER}, work, run_name)
+        done = measure.run_bare("producer", cluster, {**bare, "config": PRODUCER}, work, run_name)
+        return {"records_per_s": done["records"] / done["wall_s"], "cpu_us": done["cpu_us"]}
     if name == "ProducerPerformance":
         child = measure.run_child(_perf_tool(cluster, topic, records), work, f"perf-{n}")
-        sent, rate = re.findall(r"(\d+) records sent, ([\d.]+) records/sec", child.out)[-1]
-        return {"records_per_s": float(rate), "cpu_us": child.cpu_s / int(sent) * 1e6}
+        sent = int(re.findall(r"(\d+) records sent", child.out)[-1])
+        return {"records_per_s": sent / child.wall_s, "cpu_us": child.cpu_s / sent * 1e6}
     client = clients.LIBRDKAFKA if name == "python app" else clients.JAVA
     spec = measure.app_spec(cluster, topic, work / f"{client}-{n}.csv", records, PRODUCER, value_bytes=VALUE_BYTES)
     times, child = measure.run_app(client, spec, work, f"{client}-{n}")
-    return {"records_per_s": times.records_per_s, "cpu_us": child.cpu_s / times.acknowledged * 1e6}
+    return {"records_per_s": times.acknowledged / child.wall_s, "cpu_us": child.cpu_s / times.acknowledged * 1e6}
 
 
 def _perf_tool(cluster: KafkaCluster, topic: str, records: int) -> list[str]:

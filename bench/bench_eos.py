@@ -163,8 +163,8 @@ def latency_run(cluster: KafkaCluster, work: Path, row: str, n: int) -> dict[str
         spec = replace(spec, rate_per_s=LATENCY_RATE, txn_size=count, txn_ms=interval_ms or 0)
         times, _ = measure.run_app(clients.LIBRDKAFKA, spec, work, name)
         seen = {
-            isolation: json.loads(measure.finish_child(proc, work, f"{name}-{isolation}").out.splitlines()[-1])
-            for isolation, proc in readers.items()
+            isolation: json.loads(measure.finish_child(reader, work, f"{name}-{isolation}").out.splitlines()[-1])
+            for isolation, reader in readers.items()
         }
     finally:
         measure.drop_topic(cluster, topic)

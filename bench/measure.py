@@ -42,7 +42,8 @@ CHILD_TIMEOUT_S = 300
 
 @dataclass
 class Child:
-    """A finished child process: its output, exit status, CPU seconds (user + system) and wall seconds."""
+    """A finished child process: its output, exit status, CPU seconds (user + system) and wall
+    seconds from its start to its exit (the whole process, as a user sees it)."""
 
     out: str
     status: int
@@ -50,14 +51,23 @@ class Child:
     wall_s: float
 
 
+@dataclass
+class Started:
+    """A child process under way, and when it was started."""
+
+    proc: subprocess.Popen[bytes]
+    at: float
+
+
 def run_child(cmd: Sequence[str], work: Path, name: str) -> Child:
     """Run ``cmd`` to its end with its output in ``work/name.out``; its own CPU time from ``wait4``."""
     return finish_child(start_child(cmd, work, name), work, name)
 
 
-def start_child(cmd: Sequence[str], work: Path, name: str) -> subprocess.Popen[bytes]:
+def start_child(cmd: Sequence[str], work: Path, name: str) -> Started:
     with (work / f"{name}.out").open("w") as out:
-        return subprocess.Popen(list(cmd), stdout=out, stderr=subprocess.STDOUT, cwd=ROOT)
+        started = time.monotonic()
+        return Started(subprocess.Popen(list(cmd), stdout=out, stderr=subprocess.STDOUT, cwd=ROOT), started)
 
 
 def wait_for_line(work: Path, name: str, line: str, timeout_s: float = 60) -> None:
@@ -69,20 +79,20 @@ def wait_for_line(work: Path, name: str, line: str, timeout_s: float = 60) -> No
         time.sleep(0.05)
 
 
-def finish_child(proc: subprocess.Popen[bytes], work: Path, name: str) -> Child:
+def finish_child(child: Started, work: Path, name: str) -> Child:
     """Wait for a started child; its output, and its own CPU time from ``wait4``."""
-    started = time.monotonic()
     try:
-        status, usage = _wait4(proc.pid, started + CHILD_TIMEOUT_S)
+        status, usage = _wait4(child.proc.pid, time.monotonic() + CHILD_TIMEOUT_S)
     except BaseException:
-        proc.kill()
-        proc.wait()
+        child.proc.kill()
+        child.proc.wait()
         raise
+    wall_s = time.monotonic() - child.at
     out = (work / f"{name}.out").read_text()
-    child = Child(out, os.waitstatus_to_exitcode(status), usage.ru_utime + usage.ru_stime, time.monotonic() - started)
-    if child.status != 0:
-        raise SystemExit(f"{name} failed (exit {child.status}):\n{child.out[-3000:]}")
-    return child
+    done = Child(out, os.waitstatus_to_exitcode(status), usage.ru_utime + usage.ru_stime, wall_s)
+    if done.status != 0:
+        raise SystemExit(f"{name} failed (exit {done.status}):\n{done.out[-3000:]}")
+    return done
 
 
 def _wait4(pid: int, deadline: float) -> tuple[int, Any]:
@@ -102,10 +112,11 @@ def bare_command(kind: str, cluster: KafkaCluster, arguments: dict[str, Any]) ->
 
 
 def run_bare(kind: str, cluster: KafkaCluster, arguments: dict[str, Any], work: Path, name: str) -> dict[str, Any]:
-    """The bare client run once: what it printed, and its CPU microseconds per record (``cpu_us``)."""
+    """The bare client run once: what it printed, its CPU microseconds per record (``cpu_us``)
+    and its process's wall seconds (``wall_s``)."""
     child = run_child(bare_command(kind, cluster, arguments), work, name)
     done = json.loads(child.out.strip().splitlines()[-1])
-    return {**done, "cpu_us": child.cpu_s / done["records"] * 1e6}
+    return {**done, "cpu_us": child.cpu_s / done["records"] * 1e6, "wall_s": child.wall_s}
 
 
 @dataclass

@@ -23,7 +23,8 @@ Columns (``COLUMNS``; empty means "does not apply"):
 ======== ==============================================================================
 event    one of ``EVENTS`` (below)
 time_us  wall clock, microseconds since the epoch (all processes share one machine clock);
-         the ``invoke`` lines of one chunk share the time they were written
+         the ``invoke`` lines of one chunk share the time they were written, and the ``ok``
+         lines collected together the time they were written (after the poll that served them)
 session  producer session: one application producer; an app restarted after a crash
          continues its session in a new ledger file (ids and transaction numbers carry on)
 id       record id: ``session << 32 | seq`` (``harness.history.records``); unique across a run
@@ -143,12 +144,23 @@ class LedgerWriter:
         # Unbuffered, appending: every write() hands whole lines to the kernel.
         self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         self._collected: list[str] = []
+        # Acknowledgements as delivery callbacks report them, made into ``ok`` lines all at once
+        # (one clock read) before anything else is collected or written: per record, a callback
+        # only appends a tuple, the least an app's hot path can do.
+        self._acks: list[tuple[int, int, int]] = []
         if os.fstat(self._fd).st_size == 0:
             self._collected.append(",".join(COLUMNS) + "\n")
             self.flush()
 
+    def _stamp_acks(self) -> None:
+        if self._acks:
+            at = now_us()
+            self._collected += [f"ok,{at},,{i},,,{p},{o},,,,.\n" for i, p, o in self._acks]
+            self._acks.clear()
+
     def flush(self) -> None:
         """Write the collected lines in one write()."""
+        self._stamp_acks()
         if self._collected:
             data = memoryview("".join(self._collected).encode())
             self._collected.clear()
@@ -157,6 +169,7 @@ class LedgerWriter:
 
     def _at_once(self, event: str, session: int, txn: int | None = None, detail: str | None = None) -> None:
         """Write an event of the session (after whatever was collected) before returning."""
+        self._stamp_acks()
         self._collected.append(f"{event},{now_us()},{session},,,,,,{_number(txn)},,{_text(detail)},.\n")
         self.flush()
 
@@ -181,16 +194,20 @@ class LedgerWriter:
         key_fields = repeat("", len(ids)) if keys is None else map(_text, keys)
         source_fields = repeat("", len(ids)) if sources is None else map(_number, sources)
         lines = [f"{head}{i},{k}{middle}{s},,.\n" for i, k, s in zip(ids, key_fields, source_fields, strict=True)]
+        self._stamp_acks()
         self._collected += lines
         self.flush()
 
     def ok(self, record_id: int, partition: int, offset: int) -> None:
-        self._collected.append(f"ok,{now_us()},,{record_id},,,{partition},{offset},,,,.\n")
+        """Timed when it is written: acknowledgements collected together share one time."""
+        self._acks.append((record_id, partition, offset))
 
     def fail(self, record_id: int, error: str) -> None:
+        self._stamp_acks()
         self._collected.append(f"fail,{now_us()},,{record_id},,,,,,,{_text(error)},.\n")
 
     def info(self, record_id: int, error: str) -> None:
+        self._stamp_acks()
         self._collected.append(f"info,{now_us()},,{record_id},,,,,,,{_text(error)},.\n")
 
     def txn(self, state: str, session: int, txn: int, detail: str | None = None) -> None:

@@ -53,7 +53,7 @@ from typing import Any
 from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, KafkaException, Message, Producer, TopicPartition
 
 from harness.history.ledger import LedgerWriter
-from harness.history.records import decode_id, encode_value, make_id
+from harness.history.records import decode_id, encode_value, make_id, own_id
 from harness.workloads.apps.sqlite_sink import Sink
 from harness.workloads.apps.transactions import (
     ABORTED,
@@ -138,7 +138,7 @@ class _App:
         self.seq, self.txn = resume.get("next_seq", 0), resume.get("next_txn", 0)
 
     def _delivered(self, err: KafkaError | None, msg: Message) -> None:
-        record_id = decode_id(msg.value())  # as the producer app does: no closure per record in flight
+        record_id = own_id(msg.value())  # as the producer app does: no closure per record in flight
         if err is None:
             self.ledger.ok(record_id, msg.partition(), msg.offset())
         else:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.history.records import UNDECODABLE_ID, decode_id, encode_value, make_id
+from harness.history.records import UNDECODABLE_ID, decode_id, encode_value, make_id, own_id
 
 
 @pytest.mark.parametrize("size", [0, 5, 100, 1000])
@@ -12,6 +12,7 @@ def test_a_value_carries_its_id_at_any_size(size: int) -> None:
     record_id = make_id(3, 41)
     value = encode_value(record_id, size)
     assert decode_id(value) == record_id
+    assert own_id(value) == record_id  # an app's callback reads its own values so
     assert len(value) == max(size, len(b"%d|" % record_id))
 
 

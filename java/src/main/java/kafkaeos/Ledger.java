@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.function.LongSupplier;
 
 /**
@@ -27,6 +28,12 @@ final class Ledger implements AutoCloseable {
     private final LongSupplier clockUs;
     private final StringBuilder collected = new StringBuilder(1 << 16);
     private int collectedLines;
+    // Acknowledgements as callbacks report them, made into ok lines at once (one clock read) before
+    // anything else is collected or written, as the Python writer does.
+    private long[] ackIds = new long[1024];
+    private int[] ackPartitions = new int[1024];
+    private long[] ackOffsets = new long[1024];
+    private int acks;
 
     /** {@code collectAtMost}: outcome lines collected before the thread that reports one writes them all. */
     Ledger(Path path, int collectAtMost) throws IOException {
@@ -62,6 +69,7 @@ final class Ledger implements AutoCloseable {
      * returns they are in the kernel, and only then may the records be handed to the client.
      */
     synchronized void invokes(long session, long[] ids, String topic, String[] keys, Long txn, Long[] sources) {
+        stampAcks();
         long now = clockUs.getAsLong();
         for (int i = 0; i < ids.length; i++) {
             line("invoke", now, session, ids[i], keys == null ? null : keys[i], topic, null, null, txn,
@@ -70,8 +78,19 @@ final class Ledger implements AutoCloseable {
         flush();
     }
 
-    void ok(long id, int partition, long offset) {
-        outcome("ok", id, partition, offset, null);
+    /** Timed when it is made into a line: acknowledgements collected together share one time. */
+    synchronized void ok(long id, int partition, long offset) {
+        if (acks == ackIds.length) {
+            ackIds = Arrays.copyOf(ackIds, acks * 2);
+            ackPartitions = Arrays.copyOf(ackPartitions, acks * 2);
+            ackOffsets = Arrays.copyOf(ackOffsets, acks * 2);
+        }
+        ackIds[acks] = id;
+        ackPartitions[acks] = partition;
+        ackOffsets[acks++] = offset;
+        if (++collectedLines >= collectAtMost) {
+            flush();
+        }
     }
 
     void fail(long id, String error) {
@@ -102,6 +121,7 @@ final class Ledger implements AutoCloseable {
     }
 
     private synchronized void outcome(String event, long id, Integer partition, Long offset, String detail) {
+        stampAcks();
         line(event, clockUs.getAsLong(), null, id, null, null, partition, offset, null, null, detail);
         if (++collectedLines >= collectAtMost) {
             flush();
@@ -109,6 +129,7 @@ final class Ledger implements AutoCloseable {
     }
 
     private synchronized void atOnce(String event, long session, Long txn, String detail) {
+        stampAcks();
         line(event, clockUs.getAsLong(), session, null, null, null, null, null, txn, null, detail);
         flush();
     }
@@ -138,8 +159,20 @@ final class Ledger implements AutoCloseable {
         return '"' + field.replace("\"", "\"\"") + '"';
     }
 
+    private void stampAcks() {
+        if (acks == 0) {
+            return;
+        }
+        long now = clockUs.getAsLong();
+        for (int i = 0; i < acks; i++) {
+            line("ok", now, null, ackIds[i], null, null, ackPartitions[i], ackOffsets[i], null, null, null);
+        }
+        acks = 0;
+    }
+
     /** Write the collected lines in one {@code write()}. */
     synchronized void flush() {
+        stampAcks();
         if (collected.length() == 0) {
             return;
         }
