@@ -24,7 +24,7 @@ from harness import progress
 
 
 @dataclass(frozen=True)
-class Step:
+class BuildStep:
     """One thing to fetch or build. Steps of the same name are one step (the first listed)."""
 
     name: str
@@ -37,27 +37,27 @@ class Step:
     tools: tuple[str, ...] = ()
 
 
-def plan(*lists: Iterable[Step]) -> list[Step]:
+def plan(*lists: Iterable[BuildStep]) -> list[BuildStep]:
     """The steps of ``lists`` in their order, one per name: the order says which of the steps
     ready at the same time starts first."""
-    found: dict[str, Step] = {}
+    found: dict[str, BuildStep] = {}
     for steps in lists:
         for step in steps:
             found.setdefault(step.name, step)
     return list(found.values())
 
 
-def tools(steps: Iterable[Step]) -> list[str]:
+def tools(steps: Iterable[BuildStep]) -> list[str]:
     """The commands ``steps`` run, each once."""
     return sorted({tool for step in steps for tool in step.tools})
 
 
-def _side_by_side(step: Step) -> None:
+def _side_by_side(step: BuildStep) -> None:
     with progress.side_by_side():
         step.run()
 
 
-def run(steps: Iterable[Step], at_once: int) -> None:
+def run(steps: Iterable[BuildStep], at_once: int) -> None:
     """Run ``steps`` (see ``plan``), each after the steps it names in ``after``; side by side
     when there are several and ``at_once`` allows it, else one after another with the usual
     progress lines (what started, then how long it took)."""
@@ -74,7 +74,7 @@ def run(steps: Iterable[Step], at_once: int) -> None:
         return
     cpu_at_once = min(at_once, os.cpu_count() or 1)
     ready: list[str] = []
-    running: dict[Future[None], Step] = {}
+    running: dict[Future[None], BuildStep] = {}
     failure: BaseException | None = None
     started = time.monotonic()
     progress.say(f"{len(todo)} steps, up to {at_once} at once ({cpu_at_once} of them busy on a core)")

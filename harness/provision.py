@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from harness import build_steps
-from harness.build_steps import Step
+from harness.build_steps import BuildStep
 from harness.cluster import images
 from harness.jvm import java_clients, spark
 from harness.scenario import Scenario, side_workload
@@ -35,7 +35,7 @@ class ClientRelease:
     version: str  # confluent-kafka's, kafka-clients' or (streams) kafka-streams' release
     streams: bool = False
 
-    def steps(self, settings: Settings) -> list[Step]:
+    def steps(self, settings: Settings) -> list[BuildStep]:
         """What its apps need fetched or made before they start (none once they are)."""
         return clients.steps(settings, self.name, self.version, self.streams)
 
@@ -66,7 +66,7 @@ def needs(settings: Settings, chosen: Iterable[Scenario]) -> Needs:
     return Needs(tuple(sorted(kafka)), tuple(sorted(wanted)))
 
 
-def steps(settings: Settings, found: Needs, pull: bool = False) -> list[Step]:
+def steps(settings: Settings, found: Needs, pull: bool = False) -> list[BuildStep]:
     """The steps (harness.build_steps) that fetch and build what ``found`` lists and the cache
     lacks: the clients (seconds) ahead of the images when both are ready to start. Overridden
     images are pulled with ``pull``, else they must be there."""
@@ -102,7 +102,7 @@ def fetch(settings: Settings, found: Needs) -> None:
     build_steps.run(steps(settings, found), settings.steps_at_once)
 
 
-def setup_steps(settings: Settings, every: Iterable[Scenario]) -> list[Step]:
+def setup_steps(settings: Settings, every: Iterable[Scenario]) -> list[BuildStep]:
     """Everything ``make setup`` prepares that is not there yet, as steps to run side by side:
     the images of every tested Kafka version (overridden ones pulled), Spark's connector and
     class archive, the Java apps on every tested client, and every pin of ``every`` scenario.

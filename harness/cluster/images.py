@@ -31,7 +31,7 @@ import docker
 from docker.errors import APIError, ImageNotFound
 
 from harness import build_steps, cache_folders, commands, docker_engine, versions
-from harness.build_steps import Step
+from harness.build_steps import BuildStep
 from harness.errors import HarnessError
 from harness.jvm.maven import maven_closure, mvn, unresolved
 from harness.progress import step
@@ -290,7 +290,7 @@ def build_toxiproxy(settings: Settings) -> str:
 # --- Entry points ---------------------------------------------------------------------
 
 
-def _kafka_steps(settings: Settings, dc: docker.DockerClient) -> list[Step]:
+def _kafka_steps(settings: Settings, dc: docker.DockerClient) -> list[BuildStep]:
     """The local broker image's steps: the Java rootfs (once for every version) and its
     version's jars side by side, then the image. An unknown version fails at its jars, once
     a debootstrap under way beside them is done (its rootfs is kept)."""
@@ -299,19 +299,19 @@ def _kafka_steps(settings: Settings, dc: docker.DockerClient) -> list[Step]:
     jars = f"kafka jars {version}"
     found = []
     if not dc.images.list(name=_jre_tag()):
-        found.append(Step(_jre_tag(), partial(_jre_base, settings), cpu=True, tools=("debootstrap",)))
+        found.append(BuildStep(_jre_tag(), partial(_jre_base, settings), cpu=True, tools=("debootstrap",)))
     if not cache_folders.complete(_cache(settings) / "kafka-jars" / version, _POM.format(version=version)):
-        found.append(Step(jars, partial(_kafka_jars, settings, version), tools=("mvn",)))
-    return [*found, Step(tag, partial(build_kafka, settings), after=(_jre_tag(), jars))]
+        found.append(BuildStep(jars, partial(_kafka_jars, settings, version), tools=("mvn",)))
+    return [*found, BuildStep(tag, partial(build_kafka, settings), after=(_jre_tag(), jars))]
 
 
-def _toxiproxy_steps(settings: Settings, dc: docker.DockerClient) -> list[Step]:
-    return [Step(_toxiproxy_target(settings)[0], partial(build_toxiproxy, settings), cpu=True, tools=("go",))]
+def _toxiproxy_steps(settings: Settings, dc: docker.DockerClient) -> list[BuildStep]:
+    return [BuildStep(_toxiproxy_target(settings)[0], partial(build_toxiproxy, settings), cpu=True, tools=("go",))]
 
 
 def _images(
     settings: Settings,
-) -> list[tuple[str, tuple[str, str], Callable[[Settings, docker.DockerClient], list[Step]]]]:
+) -> list[tuple[str, tuple[str, str], Callable[[Settings, docker.DockerClient], list[BuildStep]]]]:
     """The cluster's images: (overriding image or "", (local tag, hash of its inputs), its build steps)."""
     return [
         (settings.toxiproxy_image_override, _toxiproxy_target(settings), _toxiproxy_steps),
@@ -331,7 +331,7 @@ def missing(settings: Settings) -> list[str]:
     return found
 
 
-def steps(settings: Settings, pull: bool = True) -> list[Step]:
+def steps(settings: Settings, pull: bool = True) -> list[BuildStep]:
     """The steps that make the cluster's images present (none when they are; harness.build_steps):
     local ones built if missing or stale (a Kafka version's first use resolves its jars and
     builds its image; a version Maven Central lacks fails there), overridden ones pulled, or
@@ -340,7 +340,7 @@ def steps(settings: Settings, pull: bool = True) -> list[Step]:
     found = []
     for override, (tag, inputs), local in _images(settings):
         if override and not dc.images.list(name=override):
-            found.append(Step(f"pull {override}", partial(_pull, dc, override, pull)))
+            found.append(BuildStep(f"pull {override}", partial(_pull, dc, override, pull)))
         elif not override and _image_inputs(dc, tag) != inputs:
             found += local(settings, dc)
     return found

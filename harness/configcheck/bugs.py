@@ -1,7 +1,7 @@
 """The bugs the regression pairs reproduce, as one table (``BUGS``), and how a user's versions
 meet it.
 
-Each ``Bug`` says which releases or settings it needs (a ``Condition`` over the brokers' Kafka
+Each ``Bug`` says which releases or settings it needs (a ``BugCondition`` over the brokers' Kafka
 version, the client and its release, and the broker file), when it matters, which release
 fixes it and which scenario pair shows it. From the table come, with nothing written twice:
 
@@ -103,7 +103,7 @@ class Facts:
     broker_file: ConfigFile | None
 
 
-class Condition(Protocol):
+class BugCondition(Protocol):
     def holds(self, f: Facts) -> bool | None:
         """Whether the facts are affected; None when they cannot say."""
 
@@ -114,7 +114,7 @@ class Condition(Protocol):
 
 
 @dataclass(frozen=True)
-class Brokers:
+class BrokerRelease:
     ranges: tuple[Range, ...]
 
     def holds(self, f: Facts) -> bool | None:
@@ -165,7 +165,7 @@ class BrokerSetting:
 
 @dataclass(frozen=True)
 class AllOf:
-    parts: tuple[Condition, ...]
+    parts: tuple[BugCondition, ...]
 
     def holds(self, f: Facts) -> bool | None:
         seen = [p.holds(f) for p in self.parts]
@@ -180,7 +180,7 @@ class AllOf:
 
 @dataclass(frozen=True)
 class AnyOf:
-    parts: tuple[Condition, ...]
+    parts: tuple[BugCondition, ...]
 
     def holds(self, f: Facts) -> bool | None:
         seen = [p.holds(f) for p in self.parts]
@@ -195,7 +195,7 @@ class AnyOf:
 
 # Transaction protocol 1, in which EndTxn names no transaction and the epoch stays the same
 # from one transaction to the next: every path but a Java client 4.0+ on brokers 4.0+.
-TV1 = AnyOf((Brokers((Range(before="4.0.0"),)), Client(LIBRDKAFKA), Client(JAVA, (Range(before="4.0.0"),))))
+TV1 = AnyOf((BrokerRelease((Range(before="4.0.0"),)), Client(LIBRDKAFKA), Client(JAVA, (Range(before="4.0.0"),))))
 VERIFICATION = "transaction.partition.verification.enable"
 
 
@@ -205,7 +205,7 @@ class Bug:
     link: str
     title: str
     component: str
-    affected: Condition
+    affected: BugCondition
     fixed: str  # the releases (or setting) that fix it
     fix: str  # what the user should do
     effect: str  # what goes wrong, one sentence
@@ -226,7 +226,7 @@ BUGS: tuple[Bug, ...] = (
         "https://issues.apache.org/jira/browse/KAFKA-14402",
         "a late Produce after an abort joins the producer's next transaction",
         "broker: partition leaders (transaction verification, KIP-890 part 1)",
-        Brokers((Range(before="3.6.1"),)),
+        BrokerRelease((Range(before="3.6.1"),)),
         "3.6.1",
         "upgrade the brokers to 3.6.1 or later and keep transaction.partition.verification.enable=true (3.6.0 "
         "added verification with KAFKA-15653, whose upgrade notes say to turn it off)",
@@ -277,7 +277,7 @@ BUGS: tuple[Bug, ...] = (
         "https://issues.apache.org/jira/browse/KAFKA-16386",
         "a lost transaction verification is fatal to the Java client's transactional offset commit",
         "broker: group coordinator (TxnOffsetCommit verification) x Java client",
-        AllOf((Brokers((Range("3.7.0", "3.7.0"),)), Client(JAVA))),
+        AllOf((BrokerRelease((Range("3.7.0", "3.7.0"),)), Client(JAVA))),
         "3.7.1",
         "upgrade the brokers to 3.7.1 or later",
         "when the broker's check of an offset commit with the transaction coordinator is disconnected, it "
@@ -293,7 +293,7 @@ BUGS: tuple[Bug, ...] = (
         "https://issues.apache.org/jira/browse/KAFKA-19690",
         "a write held behind a verification past a timeout abort gets the fatal INVALID_TXN_STATE",
         "broker: partition leaders (verification of a Produce, KIP-890 part 1)",
-        Brokers((Range("3.6.0", "3.9.1"), Range("4.0.0", "4.0.1"), Range("4.1.0", "4.1.0"))),
+        BrokerRelease((Range("3.6.0", "3.9.1"), Range("4.0.0", "4.0.1"), Range("4.1.0", "4.1.0"))),
         "3.9.2, 4.0.2, 4.1.1, 4.2.0",
         "upgrade the brokers to 3.9.2, 4.0.2, 4.1.1, 4.2.0 or later",
         "a Produce waiting for verification when the coordinator aborts the transaction (its timeout) is refused "
@@ -367,14 +367,14 @@ def _affected(
             yield f, bug.affected.holds(f), bug.affected.needs(f)
 
 
-def _leaves(condition: Condition) -> list[Condition]:
+def _leaves(condition: BugCondition) -> list[BugCondition]:
     if isinstance(condition, AllOf | AnyOf):
         return [leaf for p in condition.parts for leaf in _leaves(p)]
     return [condition]
 
 
-def _names(condition: Condition, kind: type) -> bool:
-    """Whether the condition reads that kind of fact (``Brokers``, ``Client``, ``BrokerSetting``)."""
+def _names(condition: BugCondition, kind: type) -> bool:
+    """Whether the condition reads that kind of fact (``BrokerRelease``, ``Client``, ``BrokerSetting``)."""
     return any(isinstance(leaf, kind) for leaf in _leaves(condition))
 
 
@@ -384,7 +384,7 @@ def _by(bug: Bug, kind: type, f: Facts) -> bool:
 
 
 def _shown(bug: Bug, f: Facts) -> str:
-    parts = (f"Kafka {f.broker}" if _by(bug, Brokers, f) else "", str(f.client) if _by(bug, Client, f) else "")
+    parts = (f"Kafka {f.broker}" if _by(bug, BrokerRelease, f) else "", str(f.client) if _by(bug, Client, f) else "")
     return ", ".join(p for p in parts if p)
 
 
@@ -394,7 +394,7 @@ def _where(bug: Bug, hit: list[Facts], broker_file: ConfigFile | None) -> tuple[
     if setting and broker_file:
         e = broker_file.entry(setting.key, B)
         return str(broker_file.path), e.line if e else None
-    brokers = sorted({f.broker for f in hit if f.broker and _by(bug, Brokers, f)}, key=key)
+    brokers = sorted({f.broker for f in hit if f.broker and _by(bug, BrokerRelease, f)}, key=key)
     clients = dict.fromkeys(
         f"--client {f.client.spec}" if f.client.source == "--client" else f.client.source
         for f in hit

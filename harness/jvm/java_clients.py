@@ -33,7 +33,7 @@ from functools import partial
 from pathlib import Path
 
 from harness import cache_folders, commands, versions
-from harness.build_steps import Step
+from harness.build_steps import BuildStep
 from harness.errors import HarnessError
 from harness.jvm import class_archive
 from harness.jvm.maven import maven_closure, mvn, unresolved
@@ -292,7 +292,7 @@ def _rocksdb_native_dir(jars: list[Path]) -> Path | None:
 _APPS_STEP = "java apps jar"
 
 
-def client_steps(settings: Settings, version: str, streams: bool = False) -> list[Step]:
+def client_steps(settings: Settings, version: str, streams: bool = False) -> list[BuildStep]:
     """The steps that make an app on the Java client ``version`` (Kafka Streams' with ``streams``)
     ready to start (none when it is; harness.build_steps): the apps' jar and the client's jars
     side by side, then the class archive of their JVM."""
@@ -300,12 +300,12 @@ def client_steps(settings: Settings, version: str, streams: bool = False) -> lis
     what = _what(version, streams)
     found = []
     if not cache_folders.complete(app, app.name):
-        found.append(Step(_APPS_STEP, partial(app_jar, settings), cpu=True, tools=("mvn", "javac")))
+        found.append(BuildStep(_APPS_STEP, partial(app_jar, settings), cpu=True, tools=("mvn", "javac")))
     if not cache_folders.complete(client, _client_pom(version, streams)):
-        found.append(Step(f"{what} jars", partial(client_classpath, settings, version, streams), tools=("mvn",)))
+        found.append(BuildStep(f"{what} jars", partial(client_classpath, settings, version, streams), tools=("mvn",)))
     if found or not _class_archive_path(settings, version, streams, [app / _APP_JAR, *_jars(client)]).is_file():
         archive = partial(prepare_client, settings, version, streams)
-        found.append(Step(f"{what} class archive", archive, after=(_APPS_STEP, f"{what} jars"), cpu=True))
+        found.append(BuildStep(f"{what} class archive", archive, after=(_APPS_STEP, f"{what} jars"), cpu=True))
     return found
 
 
@@ -324,12 +324,12 @@ def _tested() -> list[tuple[str, bool]]:
     return [(v, False) for v in KNOWN_KAFKA_VERSIONS] + [(streams, True)]
 
 
-def setup_steps(settings: Settings) -> list[Step]:
+def setup_steps(settings: Settings) -> list[BuildStep]:
     """What setup prepares (``client_steps``): the client of every tested Kafka version, and
     Kafka Streams and the tools for the default version (the D scenarios, the benchmarks)."""
     tools = artifact_version("kafka-tools", DEFAULT_KAFKA_VERSION)
     found = [s for version, streams in _tested() for s in client_steps(settings, version, streams)]
     if not cache_folders.complete(_tools_folder(settings, tools), _tools_pom(tools)):
         fetch = partial(tools_classpath, settings, DEFAULT_KAFKA_VERSION)
-        found.append(Step(f"kafka-tools:{tools} jars", fetch, tools=("mvn",)))
+        found.append(BuildStep(f"kafka-tools:{tools} jars", fetch, tools=("mvn",)))
     return found

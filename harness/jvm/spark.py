@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from harness import commands
-from harness.build_steps import Step
+from harness.build_steps import BuildStep
 from harness.errors import HarnessError
 from harness.history import records
 from harness.jvm import class_archive
@@ -284,15 +284,15 @@ def build_class_archive() -> None:
         class_archive.build(class_archive_path(), lambda staged: warm_up(class_archive.dump_at_exit(staged)), warm_up)
 
 
-def setup_steps(settings: Settings) -> list[Step]:
+def setup_steps(settings: Settings) -> list[BuildStep]:
     """What setup prepares for Spark (harness.build_steps), none of it when it is there: the
     Kafka connector's jars, then the driver's class archive."""
     jars = "spark kafka connector jars"
     found = []
     if not connector_jars_cached(settings):
-        found.append(Step(jars, partial(connector_jars, settings), tools=("mvn",)))
+        found.append(BuildStep(jars, partial(connector_jars, settings), tools=("mvn",)))
     if not class_archive_path().is_file():
-        found.append(Step("spark driver class archive", build_class_archive, after=(jars,), cpu=True))
+        found.append(BuildStep("spark driver class archive", build_class_archive, after=(jars,), cpu=True))
     return found
 
 

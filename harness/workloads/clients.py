@@ -22,7 +22,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from harness import build_steps, versions
-from harness.build_steps import Step
+from harness.build_steps import BuildStep
 from harness.errors import HarnessError
 from harness.jvm import java_clients
 from harness.kafkaconfig import catalogue
@@ -100,7 +100,7 @@ def package(name: str, streams: bool = False) -> str:
     return "confluent-kafka" if name == LIBRDKAFKA else "kafka-streams" if streams else "kafka-clients"
 
 
-def steps(settings: Settings, name: str, version: str, streams: bool = False) -> list[Step]:
+def steps(settings: Settings, name: str, version: str, streams: bool = False) -> list[BuildStep]:
     """The steps that fetch what an app of client ``name`` at ``version`` needs (none once it is
     cached; harness.build_steps): confluent-kafka into a folder of its own, or the Java apps and
     client jars (with their class archive)."""
@@ -108,7 +108,7 @@ def steps(settings: Settings, name: str, version: str, streams: bool = False) ->
         return java_clients.client_steps(settings, version, streams)
     if librdkafka_versions.ready(settings, version):
         return []
-    return [Step(f"confluent-kafka {version}", partial(librdkafka_versions.site, settings, version))]
+    return [BuildStep(f"confluent-kafka {version}", partial(librdkafka_versions.site, settings, version))]
 
 
 def prepare(settings: Settings, name: str, version: str, streams: bool = False) -> None:

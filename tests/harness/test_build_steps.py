@@ -12,7 +12,7 @@ import time
 import pytest
 
 from harness import build_steps, progress
-from harness.build_steps import Step
+from harness.build_steps import BuildStep
 from harness.errors import HarnessError
 
 
@@ -29,7 +29,7 @@ class Recorder:
 
     def step(
         self, name: str, after: tuple[str, ...] = (), cpu: bool = False, fails: bool = False, seconds: float = 0.05
-    ) -> Step:
+    ) -> BuildStep:
         def run() -> None:
             with self.lock:
                 self.events.append(("start", name))
@@ -46,7 +46,7 @@ class Recorder:
 
         if cpu:
             self.cpu.add(name)
-        return Step(name, run, after=after, cpu=cpu)
+        return BuildStep(name, run, after=after, cpu=cpu)
 
     def started(self) -> list[str]:
         return [name for kind, name in self.events if kind == "start"]
@@ -121,5 +121,5 @@ def test_steps_that_wait_for_each_other_in_a_loop_are_refused_before_any_runs() 
 
 
 def test_the_tools_of_the_steps_are_named_once() -> None:
-    steps = [Step("a", print, tools=("mvn",)), Step("b", print, tools=("mvn", "go")), Step("c", print)]
+    steps = [BuildStep("a", print, tools=("mvn",)), BuildStep("b", print, tools=("mvn", "go")), BuildStep("c", print)]
     assert build_steps.tools(steps) == ["go", "mvn"]
