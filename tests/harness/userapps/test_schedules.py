@@ -116,7 +116,7 @@ def test_a_file_in_the_harness_s_own_form_is_taken_as_it_is(tmp_path: Path) -> N
         Step(2, blackhole(Leader("{topic}", 0), listener=APP_LINKS), duration_s=3),
     ]
     path = tmp_path / "kept.json"
-    path.write_text(serial.dumps(kept, None))
+    path.write_text(serial.dumps(kept))
     steps = schedules.from_file(path, 1, "in")("enriched")
     assert [s.fault.target for s in steps] == [App("app-1"), Leader("enriched", 0)]
     assert steps[0].when == OutputAtLeast("enriched", 200) and steps[1].fault.listeners == (APP_LINKS,)
