@@ -215,7 +215,8 @@ class FaultsFixture:
     def schedule(self, steps: Sequence[Step]) -> Iterator[Schedule]:
         """The steps run beside the block, timed from its start; at its end the steps still to
         come are waited for (up to ``CATCH_UP_S``), then everything is healed."""
-        running = Schedule(self._run.faults, list(steps)).start()
+        # Its names are the test's own: a step naming a part of a plan says so when it starts.
+        running = Schedule(self._run.faults, steps, None).start()
         self._run.schedules.append(running)
         try:
             yield running

@@ -88,7 +88,7 @@ def _run_variant(
     plan = side_workload(scenario, variant).plan(side)
     cluster.allow(list(variant.acls), {"topic": plan.topics, "transactional_id": plan.transactional_ids})
     faults = Faults(cluster, apps={app.name: app for app in plan.apps}, own_links=own_links)
-    schedule = Schedule(faults, scenario.schedule(plan.main_topic))
+    schedule = Schedule(faults, scenario.schedule, plan.names)
     with step(f"{scenario.id} {variant.name}: {', '.join(a.name for a in plan.autostart)} on {plan.main_topic}"):
         probe = _run_apps(cluster, plan, schedule)
     stalls = [stall.to_json() for stall in probe.stalls]

@@ -7,7 +7,6 @@ list.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -81,8 +80,9 @@ class Scenario:
     title: str
     story: str
     workload: Workload
-    # Built per run because roles name the run's fresh topic (a pipeline's output topic).
-    schedule: Callable[[str], list[Step]]
+    # Plain data: its roles and conditions name the parts of the plan (harness.faults.plan),
+    # bound to each run's names when its schedule starts.
+    schedule: tuple[Step, ...]
     control: Variant
     guarantee: Variant
     topic_config: dict[str, str] = field(default_factory=dict)

@@ -14,7 +14,7 @@ Control (idempotence off, acks=all, retries on): duplicates must appear.
 Guarantee (idempotence on): no duplicates and no acknowledged record lost.
 """
 
-from harness.faults import OWN_LINKS, AppSent, Leader, Step, blackhole
+from harness.faults import MAIN, OWN_LINKS, AppSent, Leader, Step, blackhole
 from harness.scenario import Scenario, Variant
 from harness.verdict.document import FORBIDDEN, REQUIRED
 from harness.workloads.producer import PRODUCER, ProducerWorkload
@@ -41,10 +41,10 @@ SCENARIO = Scenario(
             "message.timeout.ms": 120_000,
         },
     ),
-    schedule=lambda topic: [
+    schedule=(
         Step(
             at_s=3.0,
-            fault=blackhole(Leader(topic), listener=OWN_LINKS, direction="from_broker"),
+            fault=blackhole(Leader(MAIN), listener=OWN_LINKS, direction="from_broker"),
             duration_s=BLACKHOLE_S,
             # Not before the leader acknowledges the producer's writes: a JVM that starts slowly
             # on a busy machine met a blackhole that was there before its first request, so
@@ -52,7 +52,7 @@ SCENARIO = Scenario(
             # duplicate that way).
             when=AppSent(PRODUCER, 300, acknowledged=True),
         ),
-    ],
+    ),
     sides_together=True,  # each side's faults hit its own links and its own app
     control=Variant(
         "control",

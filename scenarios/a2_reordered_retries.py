@@ -14,7 +14,7 @@ Control (idempotence off, in-flight 5, retries on): duplicates or reordering.
 Guarantee (idempotence on, in-flight 5): stored order is send order, nothing duplicated or lost.
 """
 
-from harness.faults import OWN_LINKS, Leader, Step, latency, reset_peer, slicer
+from harness.faults import MAIN, OWN_LINKS, Leader, Step, latency, reset_peer, slicer
 from harness.scenario import Scenario, Variant
 from harness.verdict.document import FORBIDDEN, ONE_OF
 from harness.workloads.producer import ProducerWorkload
@@ -44,26 +44,26 @@ SCENARIO = Scenario(
             "message.timeout.ms": 120_000,
         },
     ),
-    schedule=lambda topic: [
+    schedule=(
         Step(
             at_s=1.0,
-            fault=latency(Leader(topic), listener=OWN_LINKS, direction="from_broker", ms=ACK_DELAY_MS, jitter_ms=40),
+            fault=latency(Leader(MAIN), listener=OWN_LINKS, direction="from_broker", ms=ACK_DELAY_MS, jitter_ms=40),
             duration_s=RESETS * RESETS_EVERY_S + 1,
         ),
         Step(
             at_s=1.0,
-            fault=slicer(Leader(topic), listener=OWN_LINKS, average_size=256, size_variation=128, delay_us=200),
+            fault=slicer(Leader(MAIN), listener=OWN_LINKS, average_size=256, size_variation=128, delay_us=200),
             duration_s=RESETS * RESETS_EVERY_S + 1,
         ),
         *[
             Step(
                 at_s=2.0 + i * RESETS_EVERY_S,
-                fault=reset_peer(Leader(topic), listener=OWN_LINKS, after_ms=0),
+                fault=reset_peer(Leader(MAIN), listener=OWN_LINKS, after_ms=0),
                 duration_s=0.3,
             )
             for i in range(RESETS)
         ],
-    ],
+    ),
     sides_together=True,  # each side's faults hit its own links and its own app
     control=Variant(
         "control",

@@ -18,7 +18,7 @@ Control (acks=1, unclean election on): acknowledged records lost.
 Guarantee (acks=all, idempotence, min.insync.replicas=2, unclean election off): none lost.
 """
 
-from harness.faults import Isr, Leader, Step, cut, kill
+from harness.faults import MAIN, Isr, Leader, Step, cut, kill
 from harness.scenario import Scenario, Variant
 from harness.verdict.checks import lost_were_acknowledged, outage_is_unavailability
 from harness.verdict.document import FORBIDDEN, REQUIRED
@@ -33,10 +33,10 @@ SCENARIO = Scenario(
         rate_per_s=200,  # 20 s: still sending when the leader dies
         config={"linger.ms": 5, "message.timeout.ms": 15_000},
     ),
-    schedule=lambda topic: [
-        Step(at_s=1.0, fault=cut(Leader(topic), listener="replication")),
-        Step(at_s=2.0, fault=kill(Leader(topic)), duration_s=15.0, when=Isr(topic, 0, at_most=1)),
-    ],
+    schedule=(
+        Step(at_s=1.0, fault=cut(Leader(MAIN), listener="replication")),
+        Step(at_s=2.0, fault=kill(Leader(MAIN)), duration_s=15.0, when=Isr(MAIN, 0, at_most=1)),
+    ),
     control=Variant(
         "control",
         {"acks": 1, "enable.idempotence": False},

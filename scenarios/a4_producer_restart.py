@@ -17,7 +17,7 @@ Control (idempotent, no transactional.id): duplicates.
 Guarantee (transactional, same transactional.id across restarts, read_committed): none.
 """
 
-from harness.faults import OWN_LINKS, App, AppSent, Leader, Step, kill, latency
+from harness.faults import MAIN, OWN_LINKS, App, AppSent, Leader, Step, kill, latency
 from harness.scenario import Scenario, Variant
 from harness.verdict.checks import ended, resent
 from harness.verdict.document import FORBIDDEN, REQUIRED
@@ -39,15 +39,15 @@ SCENARIO = Scenario(
         txn_size=50,
         config={"acks": "all", "enable.idempotence": True, "linger.ms": 5},
     ),
-    schedule=lambda topic: [
+    schedule=(
         Step(
             at_s=0.5,
-            fault=latency(Leader(topic), listener=OWN_LINKS, ms=300, direction="from_broker"),
+            fault=latency(Leader(MAIN), listener=OWN_LINKS, ms=300, direction="from_broker"),
             duration_s=4.0,
             when=AppSent(PRODUCER, 1),
         ),
         Step(at_s=4.0, fault=kill(App(PRODUCER)), duration_s=1.0, when=SENDING),
-    ],
+    ),
     sides_together=True,  # each side's faults hit its own links and its own app
     control=Variant(
         "control",

@@ -14,7 +14,7 @@ Control (A1's control: idempotence off, acks=all, retries on): duplicates.
 Guarantee (idempotence on): no duplicate, no loss, stored order is send order.
 """
 
-from harness.faults import Leader, Step, blackhole, kill
+from harness.faults import MAIN, Leader, Step, blackhole, kill
 from harness.scenario import Scenario, Variant
 from harness.verdict.document import FORBIDDEN
 from harness.workloads.producer import ProducerWorkload
@@ -30,10 +30,10 @@ SCENARIO = Scenario(
         # socket.timeout.ms: give up on the silent connection soon after the leader is gone.
         config={"acks": "all", "linger.ms": 5, "socket.timeout.ms": 5000, "message.timeout.ms": 120_000},
     ),
-    schedule=lambda topic: [
-        Step(at_s=2.0, fault=blackhole(Leader(topic), direction="from_broker"), duration_s=1.5),
-        Step(at_s=3.0, fault=kill(Leader(topic)), duration_s=8.0),
-    ],
+    schedule=(
+        Step(at_s=2.0, fault=blackhole(Leader(MAIN), direction="from_broker"), duration_s=1.5),
+        Step(at_s=3.0, fault=kill(Leader(MAIN)), duration_s=8.0),
+    ),
     control=A1.control,
     guarantee=Variant(
         "guarantee",

@@ -28,7 +28,7 @@ SCENARIO = Scenario(
     title="limit: the application's own double send is duplicated even with idempotence",
     story=__doc__ or "",
     workload=PRODUCER,
-    schedule=lambda topic: [],
+    schedule=(),
     control=Variant("control", {}, expect={"duplicate": REQUIRED}, workload=replace(PRODUCER, duplicate_every=25)),
     guarantee=Variant("guarantee", {}, expect={"duplicate": FORBIDDEN, "lost": FORBIDDEN}),
     sides_together=True,  # no fault: the sides cannot disturb each other

@@ -21,7 +21,7 @@ SCENARIO = Scenario(
     title="invalid idempotence config (acks=1 or in-flight > 5) is refused by the client",
     story=__doc__ or "",
     workload=ProducerWorkload(count=200, rate_per_s=500, config={"enable.idempotence": True}),
-    schedule=lambda topic: [],
+    schedule=(),
     control=Variant("control", {"acks": 1}, expect={"config_error": REQUIRED}),
     guarantee=Variant(
         "guarantee",

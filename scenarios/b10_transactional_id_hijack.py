@@ -50,7 +50,7 @@ SCENARIO = Scenario(
         user="app",
         hijacker=Hijacker(user="hijacker"),
     ),
-    schedule=lambda topic: [Step(at_s=3.0, fault=launch(App(HIJACKER)))],
+    schedule=(Step(at_s=3.0, fault=launch(App(HIJACKER))),),
     control=Variant(
         "control",
         {},

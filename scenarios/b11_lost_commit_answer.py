@@ -20,7 +20,7 @@ Guarantee (the app retries the commit): no duplicate, nothing lost, nothing torn
 
 from dataclasses import replace
 
-from harness.faults import OWN_LINKS, AppSent, Step, TxnCoordinator
+from harness.faults import OWN_LINKS, AppSent, Step, TransactionalId, TxnCoordinator
 from harness.faults.kinds.protocol import protocol
 from harness.scenario import Scenario, Variant
 from harness.verdict.document import FORBIDDEN, REQUIRED
@@ -40,10 +40,7 @@ WORKLOAD = ProducerWorkload(
 )
 
 
-def commit_answers_lost(topic: str) -> list[Step]:
-    # The runner gives the transactional.id the topic as a suffix.
-    cut = protocol(TxnCoordinator(f"{TXN_ID}-{topic}"), "EndTxn", "cut_after", times=0, listener=OWN_LINKS)
-    return [Step(3.0, cut, duration_s=CUT_S, when=AppSent(PRODUCER, 600))]
+CUT = protocol(TxnCoordinator(TransactionalId(PRODUCER)), "EndTxn", "cut_after", times=0, listener=OWN_LINKS)
 
 
 SCENARIO = Scenario(
@@ -51,7 +48,7 @@ SCENARIO = Scenario(
     title="a commit carried out whose answer is lost: retried, it counts once; resent, twice",
     story=__doc__ or "",
     workload=WORKLOAD,
-    schedule=commit_answers_lost,
+    schedule=(Step(3.0, CUT, duration_s=CUT_S, when=AppSent(PRODUCER, 600)),),
     sides_together=True,  # each side's fault is on its own links
     control=Variant(
         "control",

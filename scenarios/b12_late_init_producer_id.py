@@ -22,7 +22,7 @@ Control side: librdkafka. Guarantee side: Kafka's Java client (each side pins it
 No claim either way: the findings (fenced, errors, records lost or aborted) are the result.
 """
 
-from harness.faults import App, AppSent, Step, TxnCoordinator, kill
+from harness.faults import App, AppSent, Step, TransactionalId, TxnCoordinator, kill
 from harness.faults.kinds.protocol import protocol
 from harness.scenario import Scenario, Variant
 from harness.verdict.checks import late_copy_answered
@@ -45,14 +45,13 @@ WORKLOAD = ProducerWorkload(
 )
 
 
-def late_init_after_a_restart(topic: str) -> list[Step]:
-    txn_id = f"{TXN_ID}-{topic}"  # the runner gives the transactional.id the topic as a suffix
-    hold = protocol(TxnCoordinator(txn_id), "InitProducerId", "hold", duration_ms=HELD_MS, transactional_id=txn_id)
-    return [
-        # In place until well after the kill and the restart, however long a busy machine takes between them.
-        Step(4.5, hold, duration_s=60.0, when=AppSent(PRODUCER, 100, acknowledged=True)),
-        Step(5.0, kill(App(PRODUCER)), duration_s=0.5, when=AppSent(PRODUCER, 400, acknowledged=True)),
-    ]
+TXN = TransactionalId(PRODUCER)
+HOLD = protocol(TxnCoordinator(TXN), "InitProducerId", "hold", duration_ms=HELD_MS, transactional_id=TXN)
+LATE_INIT_AFTER_A_RESTART = (
+    # In place until well after the kill and the restart, however long a busy machine takes between them.
+    Step(4.5, HOLD, duration_s=60.0, when=AppSent(PRODUCER, 100, acknowledged=True)),
+    Step(5.0, kill(App(PRODUCER)), duration_s=0.5, when=AppSent(PRODUCER, 400, acknowledged=True)),
+)
 
 
 SCENARIO = Scenario(
@@ -60,7 +59,7 @@ SCENARIO = Scenario(
     title="research: a late InitProducerId fences the producer that sent it (librdkafka vs Java)",
     story=__doc__ or "",
     workload=WORKLOAD,
-    schedule=late_init_after_a_restart,
+    schedule=LATE_INIT_AFTER_A_RESTART,
     research=True,
     sides_together=True,  # each side's fault matches only its own transactional.id
     control=Variant("control", {}, client=LIBRDKAFKA, expect=FINDINGS, checks=(ARRIVED,)),

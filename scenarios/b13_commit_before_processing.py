@@ -45,9 +45,7 @@ SCENARIO = Scenario(
     title="at-most-once: offsets committed before the outputs; a crash in between loses the batch",
     story=__doc__ or "",
     workload=PIPELINE,
-    schedule=lambda topic: [
-        Step(at_s=at, fault=kill(App(APP)), duration_s=1.0, when=BatchInHand(APP)) for at in KILLS_AT_S
-    ],
+    schedule=tuple(Step(at_s=at, fault=kill(App(APP)), duration_s=1.0, when=BatchInHand(APP)) for at in KILLS_AT_S),
     control=Variant("control", {}, expect={"eos_missing": REQUIRED}, workload=replace(PIPELINE, mode=AT_MOST_ONCE)),
     guarantee=Variant(
         "guarantee",

@@ -28,7 +28,7 @@ from harness.scenario import Scenario, Variant
 from harness.verdict.checks import client_error, delivered
 from harness.verdict.document import FORBIDDEN, REQUIRED
 from harness.workloads.producer import PRODUCER
-from scenarios.r5_fatal_invalid_txn_state import CLEANUP, WORKLOAD, verification_held_past_the_timeout
+from scenarios.r5_fatal_invalid_txn_state import CLEANUP, VERIFICATION_HELD_PAST_THE_TIMEOUT, WORKLOAD
 
 TIMED_OUT = client_error(PRODUCER, "INVALID_PRODUCER_EPOCH", True, "the held write met the epoch the abort bumped")
 
@@ -37,7 +37,7 @@ SCENARIO = Scenario(
     title="a transaction outlives its timeout: the producer recovers under TV2, is fenced by no one under TV1",
     story=__doc__ or "",
     workload=WORKLOAD,
-    schedule=verification_held_past_the_timeout,
+    schedule=VERIFICATION_HELD_PAST_THE_TIMEOUT,
     sides_together=True,  # each side has a cluster of its own
     control=Variant(
         "control",

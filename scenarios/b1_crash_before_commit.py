@@ -44,7 +44,7 @@ SCENARIO = Scenario(
     title="app crashes between producing and committing offsets: reprocessed input repeats its output",
     story=__doc__ or "",
     workload=PIPELINE,
-    schedule=lambda topic: [Step(0.0, crash_at_commit(App(transformer(1)), after=2, times=WINDOWS), duration_s=240)],
+    schedule=(Step(0.0, crash_at_commit(App(transformer(1)), after=2, times=WINDOWS), duration_s=240),),
     control=Variant(
         "control", {}, expect={"eos_repeated": REQUIRED}, workload=replace(PIPELINE, mode="plain"), checks=(CAUGHT,)
     ),

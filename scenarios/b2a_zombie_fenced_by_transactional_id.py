@@ -45,10 +45,10 @@ SCENARIO = Scenario(
     title="zombie app after a stall: fenced by its replacement's transactional.id",
     story=__doc__ or "",
     workload=PIPELINE,
-    schedule=lambda topic: [
+    schedule=(
         Step(at_s=0.0, fault=pause(App(transformer(1))), duration_s=STALL_S, when=MID_BATCH),
         Step(at_s=0.0, fault=launch(App(transformer(2))), when=Paused(transformer(1))),
-    ],
+    ),
     control=Variant("control", {}, expect={"eos_repeated": REQUIRED}, workload=replace(PIPELINE, mode="plain")),
     guarantee=Variant(
         "guarantee",

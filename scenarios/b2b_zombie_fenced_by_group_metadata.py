@@ -34,14 +34,14 @@ SCENARIO = Scenario(
     story=__doc__ or "",
     workload=PIPELINE,
     # Not at a fixed time, nor at a count of sends alone: the stall must find a batch in hand.
-    schedule=lambda topic: [
+    schedule=(
         Step(
             at_s=0.0,
             fault=pause(App(transformer(1))),
             duration_s=STALL_S,
             when=BatchUncommitted(transformer(1), after=300),
-        )
-    ],
+        ),
+    ),
     control=Variant("control", {}, expect={"eos_repeated": REQUIRED}, workload=replace(PIPELINE, mode="plain")),
     guarantee=Variant(
         "guarantee",

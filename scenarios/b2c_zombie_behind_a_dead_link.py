@@ -49,7 +49,7 @@ SCENARIO = Scenario(
     title="zombie app behind a dead network link: fenced through the group metadata",
     story=__doc__ or "",
     workload=PIPELINE,
-    schedule=lambda topic: [
+    schedule=(
         # Mid-batch, not at a fixed time: a slow start (group still joining), or the moment
         # after a commit, would leave the cut-off instance nothing in hand to do twice.
         Step(
@@ -58,7 +58,7 @@ SCENARIO = Scenario(
             duration_s=CUT_OFF_S,
             when=BatchUncommitted(transformer(1), after=500),
         ),
-    ],
+    ),
     control=Variant("control", {}, expect={"eos_repeated": REQUIRED}, workload=replace(PIPELINE, mode="plain")),
     guarantee=Variant(
         "guarantee",

@@ -61,7 +61,7 @@ A research pair: both sides are expected clean, the result is the answers (the c
 
 from dataclasses import replace
 
-from harness.faults import App, Paused, Step, TxnCoordinator, launch, pause
+from harness.faults import App, Paused, Step, TransactionalId, TxnCoordinator, launch, pause
 from harness.faults.kinds.protocol import protocol
 from harness.scenario import Scenario, Variant
 from harness.verdict.checks import answered, ended
@@ -105,18 +105,16 @@ PIPELINE = replace(
 MID_BATCH = BatchUncommitted(ZOMBIE, after=300, held_ms=300)
 
 
-def stall_past_expiry(topic: str) -> list[Step]:
-    txn_id = f"{topic.removesuffix('-out')}-app"  # the pipeline's shared transactional.id
-    stalled = Paused(ZOMBIE)
-    recorders = [
-        Step(0.0, protocol(TxnCoordinator(txn_id), api, "delay_response", 1, times=0, client_id=ZOMBIE), when=stalled)
+# The coordinator of the transactional.id every instance shares.
+COORDINATOR = TxnCoordinator(TransactionalId(ZOMBIE))
+STALL_PAST_EXPIRY = (
+    Step(0.0, pause(App(ZOMBIE)), duration_s=STALL_S, when=MID_BATCH),
+    Step(0.0, launch(App(REPLACEMENT)), when=Paused(ZOMBIE, for_s=REPLACE_AFTER_S)),
+    *(
+        Step(0.0, protocol(COORDINATOR, api, "delay_response", 1, times=0, client_id=ZOMBIE), when=Paused(ZOMBIE))
         for api in RECORDED
-    ]
-    return [
-        Step(0.0, pause(App(ZOMBIE)), duration_s=STALL_S, when=MID_BATCH),
-        Step(0.0, launch(App(REPLACEMENT)), when=Paused(ZOMBIE, for_s=REPLACE_AFTER_S)),
-        *recorders,
-    ]
+    ),
+)
 
 
 SCENARIO = Scenario(
@@ -124,7 +122,7 @@ SCENARIO = Scenario(
     title="research: a zombie after its transactional.id expired is fenced by the id mapping, not the epoch",
     story=__doc__ or "",
     workload=PIPELINE,
-    schedule=stall_past_expiry,
+    schedule=STALL_PAST_EXPIRY,
     research=True,
     sides_together=True,  # faults hit each side's own apps and its own transactional.id only
     control=Variant(

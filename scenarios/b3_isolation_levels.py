@@ -25,7 +25,7 @@ SCENARIO = Scenario(
     workload=ProducerWorkload(
         count=400, rate_per_s=400, txn_size=10, abort_every=2, config={"transactional.id": "b3-app"}
     ),
-    schedule=lambda topic: [],
+    schedule=(),
     sides_together=True,  # no fault: the sides cannot disturb each other
     control=Variant(
         "control",

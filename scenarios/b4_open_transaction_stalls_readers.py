@@ -29,7 +29,7 @@ SCENARIO = Scenario(
     story=__doc__ or "",
     # 100 records per transaction at 100/s: the pause lands inside one.
     workload=ProducerWorkload(count=1500, rate_per_s=100, txn_size=100, config={"acks": "all"}),
-    schedule=lambda topic: [Step(at_s=3.5, fault=pause(App(PRODUCER)), duration_s=25.0)],
+    schedule=(Step(at_s=3.5, fault=pause(App(PRODUCER)), duration_s=25.0),),
     sides_together=True,  # faults hit each side's own app only
     control=Variant(
         "control",

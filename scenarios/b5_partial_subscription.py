@@ -27,7 +27,7 @@ SCENARIO = Scenario(
     workload=ProducerWorkload(
         count=800, rate_per_s=400, keys=16, partitions=4, txn_size=8, config={"transactional.id": "b5-app"}
     ),
-    schedule=lambda topic: [],
+    schedule=(),
     sides_together=True,  # no fault: the sides cannot disturb each other
     control=Variant(
         "control", {}, expect={"partly_read": REQUIRED, **WITHIN_THE_PARTITIONS_READ}, read_partitions=(0, 1)

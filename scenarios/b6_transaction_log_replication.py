@@ -25,7 +25,7 @@ SCENARIO = Scenario(
     title="transaction log replication factor above the broker count: transactions never start",
     story=__doc__ or "",
     workload=ProducerWorkload(count=200, rate_per_s=500, config={"transactional.id": "b6-app"}),
-    schedule=lambda topic: [],
+    schedule=(),
     control=Variant(
         "control",
         {},

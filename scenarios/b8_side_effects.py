@@ -33,7 +33,7 @@ SCENARIO = Scenario(
     title="side effects outside Kafka repeat after a crash unless stored with the offsets",
     story=__doc__ or "",
     workload=PIPELINE,
-    schedule=lambda topic: [Step(at_s=at, fault=kill(App(transformer(1))), duration_s=1.0) for at in KILLS_AT_S],
+    schedule=tuple(Step(at_s=at, fault=kill(App(transformer(1))), duration_s=1.0) for at in KILLS_AT_S),
     sides_together=True,  # faults hit each side's own app only
     control=Variant("control", {}, expect={"sink_repeated": REQUIRED}, workload=replace(PIPELINE, mode="plain")),
     guarantee=Variant(

@@ -27,7 +27,7 @@ With ``--client librdkafka`` both sides run librdkafka, and the guarantee shows 
 4.4.0 too (the pair fails): librdkafka users are exposed on Kafka 4.x.
 """
 
-from harness.faults import AppSent, Step, TxnCoordinator
+from harness.faults import AppSent, Step, TransactionalId, TxnCoordinator
 from harness.faults.kinds.protocol import protocol
 from harness.scenario import Scenario, Variant
 from harness.verdict.checks import late_copy_answered
@@ -41,11 +41,7 @@ HELD_MS = 3500  # past the request timeout, and into the next transaction
 TXN_MS = 3000  # each transaction stays open this long, sending all along
 
 
-def late_end_txn(topic: str) -> list[Step]:
-    # The runner gives the transactional.id the topic as a suffix.
-    hold = protocol(TxnCoordinator(f"{TXN_ID}-{topic}"), "EndTxn", "hold", duration_ms=HELD_MS, after=3)
-    # Once transactions are under way: a held InitProducerId would fence the producer itself.
-    return [Step(2.0, hold, duration_s=20.0, when=AppSent(PRODUCER, 200))]
+HOLD = protocol(TxnCoordinator(TransactionalId(PRODUCER)), "EndTxn", "hold", duration_ms=HELD_MS, after=3)
 
 
 SCENARIO = Scenario(
@@ -67,7 +63,8 @@ SCENARIO = Scenario(
             "message.timeout.ms": 60_000,
         },
     ),
-    schedule=late_end_txn,
+    # Once transactions are under way: a held InitProducerId would fence the producer itself.
+    schedule=(Step(2.0, HOLD, duration_s=20.0, when=AppSent(PRODUCER, 200)),),
     sides_together=True,  # the control has a cluster of its own (Kafka 3.9)
     control=Variant(
         "control",

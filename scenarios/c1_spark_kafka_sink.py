@@ -39,7 +39,7 @@ SCENARIO = Scenario(
     title="Spark's Kafka sink repeats the batch in flight after a driver kill (at-least-once)",
     story=__doc__ or "",
     workload=JOB,
-    schedule=lambda topic: driver_kills(topic, after_commits=COMMITTED_BEFORE_A_KILL),
+    schedule=driver_kills(after_commits=COMMITTED_BEFORE_A_KILL),
     sides_together=True,  # each side is mostly JVM starts: run them at once
     control=Variant(
         "control",

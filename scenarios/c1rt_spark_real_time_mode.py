@@ -19,7 +19,6 @@ Expected: repeats on both sides (at-least-once), nothing missing.
 """
 
 from dataclasses import replace
-from functools import partial
 
 from harness.scenario import Scenario, Variant
 from harness.verdict.document import ALLOWED
@@ -37,7 +36,7 @@ SCENARIO = Scenario(
     title="research: Spark's real-time mode keeps the Kafka sink at-least-once after driver kills",
     story=__doc__ or "",
     workload=REAL_TIME,
-    schedule=partial(driver_kills, in_flight=WrittenSinceCommit),
+    schedule=driver_kills(in_flight=WrittenSinceCommit),
     sides_together=True,  # each side is mostly JVM starts: run them at once
     research=True,
     control=Variant("control", {}, expect=FINDINGS, checks=(DRIVER_KILLED_MID_BATCH,)),

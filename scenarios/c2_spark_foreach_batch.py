@@ -27,7 +27,7 @@ SCENARIO = Scenario(
     title="Spark foreachBatch sink: one row per input after driver kills only when keyed by input",
     story=__doc__ or "",
     workload=JOB,
-    schedule=driver_kills,
+    schedule=driver_kills(),
     sides_together=True,  # each side is mostly JVM starts: run them at once
     control=Variant(
         "control",

@@ -28,7 +28,7 @@ SCENARIO = Scenario(
     title="Spark's Kafka source over aborted transactions: read_committed keeps them out of the sink",
     story=__doc__ or "",
     workload=JOB,
-    schedule=driver_kills,
+    schedule=driver_kills(),
     sides_together=True,  # each side is mostly JVM starts: run them at once
     control=Variant(
         "control",

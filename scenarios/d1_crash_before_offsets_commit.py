@@ -28,7 +28,7 @@ from dataclasses import replace
 from harness.scenario import Scenario, Variant
 from harness.verdict.document import FORBIDDEN, REQUIRED
 from harness.workloads.streams import AT_LEAST_ONCE, EXACTLY_ONCE_V2, StreamsWorkload
-from scenarios.streams_faults import KILLED_ONCE, kill_at_a_commit
+from scenarios.streams_faults import KILL_AT_A_COMMIT, KILLED_ONCE
 
 APP = StreamsWorkload(inputs=3000, partitions=3, keys=12, commit_interval_ms=2000, delay_ms_per_record=2.0)
 
@@ -37,7 +37,7 @@ SCENARIO = Scenario(
     title="Streams instance killed between its writes and its offsets commit: repeats and over-counts",
     story=__doc__ or "",
     workload=APP,
-    schedule=kill_at_a_commit,
+    schedule=KILL_AT_A_COMMIT,
     control=Variant(
         "control",
         {},

@@ -50,7 +50,7 @@ SCENARIO = Scenario(
     title="Streams zombie instance after a stall: its writes repeat unless fenced by exactly-once",
     story=__doc__ or "",
     workload=APP,
-    schedule=lambda topic: [
+    schedule=(
         Step(
             at_s=0.0,
             fault=pause(App(streams_app(1))),
@@ -59,7 +59,7 @@ SCENARIO = Scenario(
             when_timeout_s=120.0,
         ),
         Step(at_s=0.0, fault=launch(App(streams_app(2))), when=Paused(streams_app(1))),
-    ],
+    ),
     control=Variant(
         "control",
         {},

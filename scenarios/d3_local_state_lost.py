@@ -31,7 +31,7 @@ from harness.scenario import Scenario, Variant
 from harness.verdict.checks import restored
 from harness.verdict.document import FORBIDDEN, REQUIRED
 from harness.workloads.streams import AT_LEAST_ONCE, EXACTLY_ONCE_V2, StreamsWorkload, streams_app
-from scenarios.streams_faults import KILLED_ONCE, kill_at_a_commit
+from scenarios.streams_faults import KILL_AT_A_COMMIT, KILLED_ONCE
 
 APP = StreamsWorkload(
     inputs=3000, partitions=3, keys=12, commit_interval_ms=2000, delay_ms_per_record=2.0, wipe_state=True
@@ -42,7 +42,7 @@ SCENARIO = Scenario(
     title="Streams instance restarted on empty local state: totals exact only from an exactly-once changelog",
     story=__doc__ or "",
     workload=APP,
-    schedule=kill_at_a_commit,
+    schedule=KILL_AT_A_COMMIT,
     control=Variant(
         "control",
         {},

@@ -59,16 +59,15 @@ APP = StreamsWorkload(
 )
 
 
-def coordinator_dies_after_a_commit(topic: str) -> list[Step]:
-    commit = CommitLogged(streams_app(1))
-    return [
-        Step(
-            at_s=0.0,
-            fault=latency(Brokers(), ms=MARKER_DELAY_MS, listener="replication", direction="to_broker"),
-            duration_s=SLOW_S,
-        ),
-        Step(at_s=0.0, fault=kill(CommitCoordinator(commit)), duration_s=DOWN_S, when=commit, when_timeout_s=60.0),
-    ]
+COMMIT = CommitLogged(streams_app(1))
+COORDINATOR_DIES_AFTER_A_COMMIT = (
+    Step(
+        at_s=0.0,
+        fault=latency(Brokers(), ms=MARKER_DELAY_MS, listener="replication", direction="to_broker"),
+        duration_s=SLOW_S,
+    ),
+    Step(at_s=0.0, fault=kill(CommitCoordinator(COMMIT)), duration_s=DOWN_S, when=COMMIT, when_timeout_s=60.0),
+)
 
 
 SCENARIO = Scenario(
@@ -76,7 +75,7 @@ SCENARIO = Scenario(
     title="research: a Streams app's coordinator killed right after its commit was logged (PrepareCommit)",
     story=__doc__ or "",
     workload=APP,
-    schedule=coordinator_dies_after_a_commit,
+    schedule=COORDINATOR_DIES_AFTER_A_COMMIT,
     control=Variant("control", {}, expect=FINDINGS, workload=replace(APP, processing_guarantee=AT_LEAST_ONCE)),
     guarantee=Variant(
         "guarantee",

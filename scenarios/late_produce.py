@@ -15,7 +15,7 @@ given up (CI, R2's control: answered NONE over the open connection, no abort, no
 see). 4.5 s leaves 1.5 s past the latest of those, and the 4 s pause as much after it.
 """
 
-from harness.faults import AppSent, Leader, Step
+from harness.faults import MAIN, AppSent, Leader, Step, TransactionalId
 from harness.faults.kinds.protocol import protocol
 from harness.workloads.producer import PRODUCER, ProducerWorkload
 
@@ -40,8 +40,7 @@ WORKLOAD = ProducerWorkload(
 )
 
 
-def late_produce(topic: str) -> list[Step]:
-    # The runner gives the transactional.id the topic as a suffix.
-    txn_id = f"{TXN_ID}-{topic}"
-    hold = protocol(Leader(topic), "Produce", "hold", duration_ms=HELD_MS, after=20, transactional_id=txn_id)
-    return [Step(1.0, hold, duration_s=15.0, when=AppSent(PRODUCER, 200))]
+HOLD = protocol(
+    Leader(MAIN), "Produce", "hold", duration_ms=HELD_MS, after=20, transactional_id=TransactionalId(PRODUCER)
+)
+LATE_PRODUCE = (Step(1.0, HOLD, duration_s=15.0, when=AppSent(PRODUCER, 200)),)

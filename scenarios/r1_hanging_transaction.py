@@ -23,14 +23,14 @@ Guarantee: Kafka 3.6.1: the late batch is refused, nothing is read though aborte
 from harness.scenario import Scenario, Variant
 from harness.verdict.checks import late_copy_answered
 from harness.verdict.document import FORBIDDEN, ONE_OF
-from scenarios.late_produce import WORKLOAD, late_produce
+from scenarios.late_produce import LATE_PRODUCE, WORKLOAD
 
 SCENARIO = Scenario(
     id="R1",
     title="KAFKA-14402: a late Produce after an abort joins the next transaction, Kafka 3.5.2 vs 3.6.1",
     story=__doc__ or "",
     workload=WORKLOAD,
-    schedule=late_produce,
+    schedule=LATE_PRODUCE,
     sides_together=True,  # each side has a cluster of its own
     control=Variant(
         "control",

@@ -25,14 +25,14 @@ verification on (the default): the late batch is refused, nothing read though ab
 from harness.scenario import Scenario, Variant
 from harness.verdict.checks import late_copy_answered
 from harness.verdict.document import FORBIDDEN, ONE_OF
-from scenarios.late_produce import WORKLOAD, late_produce
+from scenarios.late_produce import LATE_PRODUCE, WORKLOAD
 
 SCENARIO = Scenario(
     id="R2",
     title="KAFKA-14402 on one version: a late Produce after an abort, partition verification off vs on",
     story=__doc__ or "",
     workload=WORKLOAD,
-    schedule=late_produce,
+    schedule=LATE_PRODUCE,
     sides_together=True,  # the control has a cluster of its own
     control=Variant(
         "control",

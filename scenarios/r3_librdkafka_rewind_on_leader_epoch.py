@@ -48,7 +48,7 @@ SCENARIO = Scenario(
     title="librdkafka #4261: learning a partition's leader epoch makes librdkafka 2.1.0 deliver fetched messages twice",
     story=__doc__ or "",
     workload=PIPELINE,
-    schedule=lambda topic: [],
+    schedule=(),
     sides_together=True,  # no fault: nothing one side does reaches the other
     control=Variant("control", {}, client="librdkafka==2.1.0", expect={"eos_repeated": REQUIRED}),
     guarantee=Variant(

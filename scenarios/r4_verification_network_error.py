@@ -24,7 +24,7 @@ Control: Kafka 3.7.0: the app stops on "Unexpected error in TxnOffsetCommitRespo
 Guarantee: Kafka 3.7.1: the offset commit is retried, every input has exactly one output.
 """
 
-from harness.faults import AppSent, Brokers, Step, TxnCoordinator
+from harness.faults import AppSent, Brokers, Step, TransactionalId, TxnCoordinator
 from harness.faults.kinds.protocol import Hits, protocol
 from harness.scenario import Scenario, Variant
 from harness.verdict.checks import stopped_by
@@ -43,17 +43,11 @@ PIPELINE = PipelineWorkload(
 )
 
 
-def verifications_cut(topic: str) -> list[Step]:
-    # The first app's transactional.id: the pipeline's, from the side's name (the output topic's prefix).
-    txn_id = f"{topic.removesuffix('-out')}-app-1"
-    cut = protocol(TxnCoordinator(txn_id), "AddPartitionsToTxn", "cut_after", times=0, listener="replication")
-    # The app's next offset commit waits on the wire, the cut is put on meanwhile, and the commit's
-    # check meets it (a cut that met produce checks first would leave the app retrying them).
-    late_commit = protocol(Brokers(), "TxnOffsetCommit", "hold", duration_ms=2000, transactional_id=txn_id)
-    return [
-        Step(1.0, late_commit, duration_s=8.0, when=AppSent(transformer(1), 300)),
-        Step(1.0, cut, duration_s=4.0, when=Hits("TxnOffsetCommit")),  # once the commit is held
-    ]
+TXN = TransactionalId(transformer(1))
+CUT = protocol(TxnCoordinator(TXN), "AddPartitionsToTxn", "cut_after", times=0, listener="replication")
+# The app's next offset commit waits on the wire, the cut is put on meanwhile, and the commit's
+# check meets it (a cut that met produce checks first would leave the app retrying them).
+LATE_COMMIT = protocol(Brokers(), "TxnOffsetCommit", "hold", duration_ms=2000, transactional_id=TXN)
 
 
 SCENARIO = Scenario(
@@ -61,7 +55,10 @@ SCENARIO = Scenario(
     title="KAFKA-16386: a lost verification is fatal to the Java client's offset commit, Kafka 3.7.0 vs 3.7.1",
     story=__doc__ or "",
     workload=PIPELINE,
-    schedule=verifications_cut,
+    schedule=(
+        Step(1.0, LATE_COMMIT, duration_s=8.0, when=AppSent(transformer(1), 300)),
+        Step(1.0, CUT, duration_s=4.0, when=Hits("TxnOffsetCommit")),  # once the commit is held
+    ),
     sides_together=True,  # each side has a cluster of its own
     control=Variant(
         "control",

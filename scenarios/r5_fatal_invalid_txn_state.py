@@ -35,7 +35,7 @@ the difference is the error it is told, which decides whether an app that can re
 Kafka Streams thread, which rebuilds its producer on a fencing error) does.
 """
 
-from harness.faults import AppSent, Step, TxnCoordinator
+from harness.faults import AppSent, Step, TransactionalId, TxnCoordinator
 from harness.faults.kinds.protocol import protocol
 from harness.faults.roles import key_partition
 from harness.scenario import Scenario, Variant
@@ -78,18 +78,17 @@ WORKLOAD = ProducerWorkload(
 )
 
 
-def verification_held_past_the_timeout(topic: str) -> list[Step]:
-    txn_id = f"{TXN_ID}-{topic}"  # the runner gives the transactional.id the topic as a suffix
-    hold = protocol(
-        TxnCoordinator(txn_id),
-        "AddPartitionsToTxn",
-        "hold",
-        duration_ms=HELD_MS,
-        transactional_id=txn_id,
-        where={"partition": OTHER},
-        listener="replication",
-    )
-    return [Step(1.0, hold, duration_s=HELD_MS / 1000 + 15.0, when=AppSent(PRODUCER, 100))]
+TXN = TransactionalId(PRODUCER)
+HOLD = protocol(
+    TxnCoordinator(TXN),
+    "AddPartitionsToTxn",
+    "hold",
+    duration_ms=HELD_MS,
+    transactional_id=TXN,
+    where={"partition": OTHER},
+    listener="replication",
+)
+VERIFICATION_HELD_PAST_THE_TIMEOUT = (Step(1.0, HOLD, duration_s=HELD_MS / 1000 + 15.0, when=AppSent(PRODUCER, 100)),)
 
 
 SCENARIO = Scenario(
@@ -97,7 +96,7 @@ SCENARIO = Scenario(
     title="KAFKA-19690: a write after a timeout abort gets the fatal INVALID_TXN_STATE, Kafka 3.9.1 vs 3.9.2",
     story=__doc__ or "",
     workload=WORKLOAD,
-    schedule=verification_held_past_the_timeout,
+    schedule=VERIFICATION_HELD_PAST_THE_TIMEOUT,
     sides_together=True,  # each side has a cluster of its own
     control=Variant(
         "control",

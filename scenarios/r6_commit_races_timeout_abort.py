@@ -23,7 +23,7 @@ Control: Kafka 4.3.1: the held commit is answered INVALID_TXN_STATE and the app 
 Other side: Kafka 4.4.0: what it answers the same commit is the finding (so far: the same).
 """
 
-from harness.faults import AppSent, Step, TxnCoordinator
+from harness.faults import AppSent, Step, TransactionalId, TxnCoordinator
 from harness.faults.kinds.protocol import protocol
 from harness.scenario import Scenario, Variant
 from harness.verdict.checks import held_answered, stopped_by
@@ -53,10 +53,7 @@ WORKLOAD = ProducerWorkload(
 )
 
 
-def commit_held_past_the_timeout(topic: str) -> list[Step]:
-    # The runner gives the transactional.id the topic as a suffix.
-    hold = protocol(TxnCoordinator(f"{TXN_ID}-{topic}"), "EndTxn", "hold", duration_ms=7000, after=3)
-    return [Step(1.0, hold, duration_s=20.0, when=AppSent(PRODUCER, 100))]
+HOLD = protocol(TxnCoordinator(TransactionalId(PRODUCER)), "EndTxn", "hold", duration_ms=7000, after=3)
 
 
 SCENARIO = Scenario(
@@ -64,7 +61,7 @@ SCENARIO = Scenario(
     title="research: KAFKA-20785, a TV2 commit racing the timeout abort is told INVALID_TXN_STATE, Kafka 4.3.1, 4.4.0",
     story=__doc__ or "",
     workload=WORKLOAD,
-    schedule=commit_held_past_the_timeout,
+    schedule=(Step(1.0, HOLD, duration_s=20.0, when=AppSent(PRODUCER, 100)),),
     research=True,
     sides_together=True,  # each side has a cluster of its own
     control=Variant(

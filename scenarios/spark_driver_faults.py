@@ -9,7 +9,7 @@ swallow every byte for 2 s at 12 s (while the first driver starts or runs its fi
 
 from collections.abc import Callable
 
-from harness.faults import OWN_LINKS, App, Brokers, Step, blackhole, kill, latency
+from harness.faults import MAIN, OWN_LINKS, App, Brokers, Step, blackhole, kill, latency
 from harness.faults.conditions import Condition
 from harness.verdict.checks import killed_by_the_schedule
 from harness.workloads.spark import SPARK_DRIVER, BatchInFlight
@@ -24,7 +24,7 @@ DRIVER_KILLED_MID_BATCH = killed_by_the_schedule(
 _KILL_WAIT_S = 240.0
 
 
-def driver_kills(topic: str, after_commits: int = 0, in_flight: Callable[..., Condition] = BatchInFlight) -> list[Step]:
+def driver_kills(after_commits: int = 0, in_flight: Callable[..., Condition] = BatchInFlight) -> tuple[Step, ...]:
     """The kills, each in a batch of the incarnation's own (after ``after_commits`` of its own
     committed ones; ``in_flight`` says when a batch is in flight), and the link faults."""
     kills = [
@@ -32,7 +32,7 @@ def driver_kills(topic: str, after_commits: int = 0, in_flight: Callable[..., Co
             at_s=0.0,
             fault=kill(App(SPARK_DRIVER)),
             duration_s=1.0,
-            when=in_flight(topic, incarnation=n, after_commits=after_commits),
+            when=in_flight(MAIN, incarnation=n, after_commits=after_commits),
             when_timeout_s=_KILL_WAIT_S,
         )
         for n in range(1, KILLS + 1)
@@ -41,4 +41,4 @@ def driver_kills(topic: str, after_commits: int = 0, in_flight: Callable[..., Co
         Step(at_s=0.0, fault=latency(Brokers(), ms=50, listener=OWN_LINKS), duration_s=20.0),
         Step(at_s=12.0, fault=blackhole(Brokers(), listener=OWN_LINKS), duration_s=2.0),
     ]
-    return kills + links
+    return (*kills, *links)

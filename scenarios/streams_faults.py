@@ -17,5 +17,4 @@ from harness.workloads.streams import streams_app
 KILLED_ONCE = ended(streams_app(1), (-9, 0), "the kill hit the instance once, and its restart finished the input")
 
 
-def kill_at_a_commit(topic: str) -> list[Step]:
-    return [Step(0.0, crash_at_commit(App(streams_app(1)), after=2), duration_s=120.0)]
+KILL_AT_A_COMMIT = (Step(0.0, crash_at_commit(App(streams_app(1)), after=2), duration_s=120.0),)

@@ -92,7 +92,7 @@ class Row:
 
 
 def fault_of(s: Scenario) -> str:
-    steps = s.schedule("topic")
+    steps = s.schedule
     held = [f" for {st.duration_s:g}s" if st.duration_s else "" for st in steps]
     return "; ".join(st.fault.describe() + d for st, d in zip(steps, held, strict=True)) if steps else "none"
 

@@ -64,7 +64,7 @@ def schedule(seed: int, run: int, reach: Reach, chosen: tuple[str, ...]) -> dict
     rng = rng_for(seed, run)
     by_family = drawable(chosen)
     steps = [_event(rng, reach, by_family) for _ in range(rng.randint(1, MAX_EVENTS))]
-    return serial.to_json(steps, None)
+    return serial.to_json(steps)
 
 
 def _event(rng: random.Random, reach: Reach, by_family: dict[str, list[FaultKind]]) -> Step:

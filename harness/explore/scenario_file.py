@@ -125,7 +125,7 @@ SCENARIO = replace(
     id="{sid}",
     title="{like.id}'s pair under a shrunk explored schedule",
     story=__doc__ or "",
-    schedule=serial.schedule(SCHEDULE),
+    schedule=serial.steps(SCHEDULE),
     sides_together={together},
     control=LIKE.control.under_another_schedule(),
 {guarantee})
@@ -177,7 +177,7 @@ SCENARIO = replace(
     id="{sid}",
     title="{like.id}'s guarantee under an explored schedule: last affected vs first clean release",
     story=__doc__ or "",
-    schedule=serial.schedule(SCHEDULE),
+    schedule=serial.steps(SCHEDULE),
     sides_together=False,  # each release on a cluster of its own
     control={side("control", pins[0], f"expect={{**_SIDE.expect, {one_of}}}")},
     guarantee={side("guarantee", pins[1], "")},

@@ -2,8 +2,8 @@
 steps may wait for, and the timeouts around which durations are drawn.
 
 Only the workloads whose apps write the harness's ledgers are explored: the producer and the
-consume-transform-produce pipeline. Roles are written with ``harness.faults.serial``'s
-placeholders (``{topic}``, ``{side}``), resolved for each run's fresh topics.
+consume-transform-produce pipeline. Roles name the parts of the side's plan (``INPUT``,
+``TransactionalId("transformer-1")``: harness.faults.plan), bound to each run's fresh names.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 
 from harness.cluster.kafka import KafkaCluster
 from harness.errors import HarnessError
-from harness.faults import OWN_LINKS, AppSent, Committed, Condition, serial
+from harness.faults import INPUT, MAIN, OUTPUT, OWN_LINKS, AppSent, Committed, Condition, Topic, TransactionalId
 from harness.faults.kinds.base import DrawContext
 from harness.faults.roles import App, Brokers, Controller, Followers, Leader, Node, Target, TxnCoordinator
 from harness.scenario import Scenario
@@ -62,7 +62,9 @@ def reach(scenario: Scenario) -> Reach:
     )
 
 
-def broker_roles(topics: list[tuple[str, int]], transactional_ids: list[str]) -> tuple[Target, ...]:
+def broker_roles(
+    topics: list[tuple[str | Topic, int]], transactional_ids: list[str | TransactionalId]
+) -> tuple[Target, ...]:
     """Roles resolved when the fault fires: who leads or follows each partition, who coordinates
     each transactional.id, the quorum's leader, each node, all of them."""
     roles: list[Target] = []
@@ -104,11 +106,13 @@ def _progress(apps: list[str], sends: int, commits: int, batches: bool) -> tuple
 
 
 def _pipeline(w: PipelineWorkload, config: dict[str, Any]) -> Reach:
-    side, output = serial.SIDE, serial.TOPIC
     apps = [transformer(i) for i in range(1, w.instances + 1)]
     transactional = w.mode == "transactional" and w.sink == "kafka"
-    ids = [f"{side}-app"] if w.shared_transactional_id else [f"{side}-app-{i}" for i in range(1, w.instances + 1)]
-    topics = [(f"{side}-in", w.partitions)] + ([(output, w.partitions)] if w.sink == "kafka" else [])
+    # A transactional.id shared by every instance is one coordinator's: the first app's.
+    ids: list[str | TransactionalId] = [TransactionalId(a) for a in apps[: 1 if w.shared_transactional_id else None]]
+    topics: list[tuple[str | Topic, int]] = [(INPUT, w.partitions)] + (
+        [(OUTPUT, w.partitions)] if w.sink == "kafka" else []
+    )
     session_ms = int(w.consumer_config.get("session.timeout.ms", _SESSION_TIMEOUT_MS))
     context = DrawContext(
         brokers=broker_roles(topics, ids if transactional else []),
@@ -126,12 +130,11 @@ def _pipeline(w: PipelineWorkload, config: dict[str, Any]) -> Reach:
 
 
 def _producer(w: ProducerWorkload, config: dict[str, Any]) -> Reach:
-    topic = serial.TOPIC
-    transactional_id = f"{config['transactional.id']}-{topic}" if "transactional.id" in config else ""
+    transactional_id = TransactionalId(PRODUCER) if "transactional.id" in config else None
     context = DrawContext(
-        brokers=broker_roles([(topic, w.partitions)], [transactional_id] if transactional_id else []),
+        brokers=broker_roles([(MAIN, w.partitions)], [transactional_id] if transactional_id else []),
         apps=(App(PRODUCER),),
-        partitions=tuple((topic, p) for p in range(w.partitions)),
+        partitions=tuple((MAIN, p) for p in range(w.partitions)),
         client_listener=OWN_LINKS if w.own_links else "client",
         transactional_ids=(transactional_id,) if transactional_id else (),
         **_timeouts(config, _SESSION_TIMEOUT_MS),

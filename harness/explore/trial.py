@@ -99,7 +99,7 @@ def run(
     folder.mkdir(parents=True)
     (folder / SCHEDULE).write_text(serial.dumps_doc(doc))
     try:
-        verdict = run_variant(cluster, replace(scenario, schedule=serial.schedule(doc)), variant, folder / SIDE)
+        verdict = run_variant(cluster, replace(scenario, schedule=serial.steps(doc)), variant, folder / SIDE)
     except Exception as exc:  # the side could not run (its input could not be written, a broker never came back)
         reason = str(exc) if isinstance(exc, HarnessError) else f"{type(exc).__name__}: {exc}"
         trial = Trial(folder, ERROR, [reason.splitlines()[0][:500]], {}, 0.0, 0.0, label)

@@ -25,11 +25,11 @@ from harness.cluster.kafka import KafkaCluster
 from harness.errors import HarnessError
 from harness.explore import draw, words
 from harness.explore.targets import TRANSFORMING, Reach, broker_roles
-from harness.faults import App, serial
+from harness.faults import INPUT, OUTPUT, App, Topic, TransactionalId, serial
 from harness.faults.kinds.base import DrawContext
 from harness.progress import say
 from harness.settings import Settings
-from harness.userapps import check_app, contract
+from harness.userapps import check_app
 from harness.userapps.app import instance_name
 from harness.userapps.check_app import AppRequest
 from harness.userapps.contract import ContractError
@@ -49,9 +49,8 @@ _SPAN_S = 20.0
 
 def reach(app: UserAppWorkload) -> Reach:
     """What a drawn schedule may aim at in ``app``'s run, and the output counts it may wait for."""
-    prefix = contract.transactional_id_prefix(app.output_topic)
-    ids = [contract.transactional_id(prefix, i) for i in range(1, app.instances + 1)]
-    topics = [(app.input_topic, app.partitions), (app.output_topic, app.partitions)]
+    ids: list[str | TransactionalId] = [TransactionalId(instance_name(i)) for i in range(1, app.instances + 1)]
+    topics: list[tuple[str | Topic, int]] = [(INPUT, app.partitions), (OUTPUT, app.partitions)]
     context = DrawContext(
         brokers=broker_roles(topics, ids),
         apps=tuple(App(instance_name(i)) for i in range(1, app.instances + 1)),
@@ -65,7 +64,7 @@ def reach(app: UserAppWorkload) -> Reach:
     )
 
     def output(rng: Any) -> OutputAtLeast:
-        return OutputAtLeast(app.output_topic, rng.randint(1, max(1, int(app.inputs * 0.8))))
+        return OutputAtLeast(OUTPUT, rng.randint(1, max(1, int(app.inputs * 0.8))))
 
     return Reach(context, (output,), _SPAN_S)
 
@@ -115,7 +114,7 @@ def explore(
                 verdict = check_app.check(
                     cluster,
                     run_app,
-                    lambda _out, d=doc: serial.steps(d, None),
+                    serial.steps(doc),
                     run_dir,
                     title,
                     story,

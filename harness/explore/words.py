@@ -9,9 +9,9 @@ from harness.faults import kinds, serial
 
 
 def step_lines(doc: dict[str, Any]) -> list[str]:
-    """Names stay placeholders: ``{topic}``, ``{side}-in``."""
+    """Parts of the plan are said as such: ``<input>``, ``<transactional.id of producer-1>``."""
     lines = []
-    for step in serial.steps(doc, None):
+    for step in serial.steps(doc):
         when = f"once {step.when}" if step.when else f"at {step.at_s:g} s"
         if kinds.get(step.fault.kind).instant:
             held = ""

@@ -2,14 +2,16 @@
 healed on demand.
 
 A fault is data (``specs.FaultSpec``): what to do, to which *role* (``roles``: "the leader
-of orders-0", "the app producer-1"), on which listener and direction. Each kind of fault is
+of the input topic's partition 0", "the app producer-1"), on which listener and direction.
+Roles and conditions name the parts of the run's plan (``plan``: ``INPUT``,
+``TransactionalId("producer-1")``), bound to the run's names when its schedule starts. Each kind of fault is
 one module of ``kinds`` (its constructor, how it starts and heals); the role is resolved to
 concrete brokers only when the fault fires, as in Jepsen (``inject.Faults``). A
 ``schedule.Schedule`` is a timed list of steps (at, optional ``conditions`` to wait for,
 fault, duration) run beside a workload, and always heals at its end.
 
 Scenario files import their vocabulary from here: ``from harness.faults import Leader,
-Step, blackhole``.
+Step, MAIN, blackhole``.
 """
 
 from harness.faults.conditions import AppSent, Committed, Condition, Isr, Paused
@@ -29,6 +31,7 @@ from harness.faults.kinds.reset_peer import reset_peer
 from harness.faults.kinds.restart import restart
 from harness.faults.kinds.slicer import slicer
 from harness.faults.kinds.stop import stop
+from harness.faults.plan import INPUT, MAIN, OUTPUT, TOTALS, GroupId, RunNames, Topic, TransactionalId
 from harness.faults.roles import (
     App,
     Brokers,
@@ -46,7 +49,11 @@ from harness.faults.schedule import Schedule, Step
 from harness.faults.specs import OWN_LINKS, FaultSpec
 
 __all__ = [
+    "INPUT",
+    "MAIN",
+    "OUTPUT",
     "OWN_LINKS",
+    "TOTALS",
     "App",
     "AppSent",
     "Brokers",
@@ -57,15 +64,19 @@ __all__ = [
     "Faults",
     "Followers",
     "GroupCoordinator",
+    "GroupId",
     "Injected",
     "Isr",
     "Leader",
     "Node",
     "Paused",
     "Replicas",
+    "RunNames",
     "Schedule",
     "Step",
     "Target",
+    "Topic",
+    "TransactionalId",
     "TxnCoordinator",
     "bandwidth",
     "blackhole",

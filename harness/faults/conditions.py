@@ -7,6 +7,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
+from harness.faults.plan import Topic, named
 from harness.faults.roles import App
 
 if TYPE_CHECKING:
@@ -18,13 +19,13 @@ class Isr:
     """The partition's ISR has shrunk to ``at_most`` members (followers cut off have left
     it), or grown back to ``at_least`` (a restarted broker caught up)."""
 
-    topic: str
+    topic: str | Topic
     partition: int
     at_most: int | None = None
     at_least: int | None = None
 
     def holds(self, faults: Faults) -> bool:
-        size = len(faults.cluster.isr(self.topic, self.partition))
+        size = len(faults.cluster.isr(named(self.topic), self.partition))
         return (self.at_most is None or size <= self.at_most) and (self.at_least is None or size >= self.at_least)
 
     def __str__(self) -> str:

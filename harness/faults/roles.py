@@ -1,10 +1,15 @@
-"""Fault targets as roles ("the leader of orders-0", "the app producer-1"), resolved to
-concrete brokers only when a fault fires, as in Jepsen."""
+"""Fault targets as roles ("the leader of the input topic's partition 0", "the app producer-1"),
+resolved to concrete brokers only when a fault fires, as in Jepsen. A role names a topic,
+transactional.id or group by its part of the run's plan (``harness.faults.plan``: ``INPUT``,
+``TransactionalId("producer-1")``) or by a literal name; a schedule is bound to the run's
+names when it starts."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from harness.faults.plan import GroupId, Topic, TransactionalId, named
 
 if TYPE_CHECKING:
     from harness.cluster.kafka import KafkaCluster
@@ -38,11 +43,11 @@ class Brokers:
 class Leader:
     """The broker leading a partition when the fault fires."""
 
-    topic: str
+    topic: str | Topic
     partition: int = 0
 
     def resolve(self, cluster: KafkaCluster) -> list[int]:
-        return [cluster.wait_for_leader(self.topic, self.partition, timeout_s=30)]
+        return [cluster.wait_for_leader(named(self.topic), self.partition, timeout_s=30)]
 
     def __str__(self) -> str:
         return f"leader of {self.topic}-{self.partition}"
@@ -52,12 +57,12 @@ class Leader:
 class Followers:
     """Every replica of a partition except its leader, when the fault fires."""
 
-    topic: str
+    topic: str | Topic
     partition: int = 0
 
     def resolve(self, cluster: KafkaCluster) -> list[int]:
-        leader = cluster.wait_for_leader(self.topic, self.partition, timeout_s=30)
-        return [r for r in sorted(cluster.partition(self.topic, self.partition).replicas) if r != leader]
+        leader = cluster.wait_for_leader(named(self.topic), self.partition, timeout_s=30)
+        return [r for r in sorted(cluster.partition(named(self.topic), self.partition).replicas) if r != leader]
 
     def __str__(self) -> str:
         return f"followers of {self.topic}-{self.partition}"
@@ -67,11 +72,11 @@ class Followers:
 class Replicas:
     """Every replica of a partition (the target of a leader election)."""
 
-    topic: str
+    topic: str | Topic
     partition: int = 0
 
     def resolve(self, cluster: KafkaCluster) -> list[int]:
-        return sorted(cluster.partition(self.topic, self.partition).replicas)
+        return sorted(cluster.partition(named(self.topic), self.partition).replicas)
 
     def __str__(self) -> str:
         return f"replicas of {self.topic}-{self.partition}"
@@ -82,12 +87,14 @@ class TxnCoordinator:
     """The broker coordinating a transactional.id: the leader of its ``__transaction_state``
     partition, which Kafka picks as abs(Java hashCode of the id) mod the partition count."""
 
-    transactional_id: str
+    transactional_id: str | TransactionalId
 
     def resolve(self, cluster: KafkaCluster) -> list[int]:
         partitions = int(cluster.broker_settings["transaction.state.log.num.partitions"])
         return [
-            cluster.wait_for_leader("__transaction_state", java_hash(self.transactional_id) % partitions, timeout_s=30)
+            cluster.wait_for_leader(
+                "__transaction_state", java_hash(named(self.transactional_id)) % partitions, timeout_s=30
+            )
         ]
 
     def __str__(self) -> str:
@@ -99,11 +106,13 @@ class GroupCoordinator:
     """The broker coordinating a consumer group: the leader of its ``__consumer_offsets``
     partition, which Kafka picks as abs(Java hashCode of the group id) mod the partition count."""
 
-    group_id: str
+    group_id: str | GroupId
 
     def resolve(self, cluster: KafkaCluster) -> list[int]:
         partitions = int(cluster.broker_settings["offsets.topic.num.partitions"])
-        return [cluster.wait_for_leader("__consumer_offsets", java_hash(self.group_id) % partitions, timeout_s=30)]
+        return [
+            cluster.wait_for_leader("__consumer_offsets", java_hash(named(self.group_id)) % partitions, timeout_s=30)
+        ]
 
     def __str__(self) -> str:
         return f"group coordinator of {self.group_id}"

@@ -1,16 +1,20 @@
 """A fault schedule: timed steps (at, optional condition, fault, duration) run beside a
-workload, each on its own thread; it always heals everything at its end."""
+workload, each on its own thread; it always heals everything at its end. Steps are plain
+data naming parts of the plan; ``Schedule`` binds them to its run's names
+(``harness.faults.plan``)."""
 
 from __future__ import annotations
 
 import math
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from harness.faults.conditions import Condition
 from harness.faults.inject import Faults
 from harness.faults.kinds.base import SelfEnding
+from harness.faults.plan import RunNames, bind
 from harness.faults.specs import FaultSpec
 from harness.progress import say
 from harness.waits import Deadline
@@ -34,9 +38,9 @@ class Schedule:
     A thread per step lets a step wait for its condition without delaying the others.
     """
 
-    def __init__(self, faults: Faults, steps: list[Step]) -> None:
+    def __init__(self, faults: Faults, steps: Sequence[Step], names: RunNames | None) -> None:
         self.faults = faults
-        self.steps = sorted(steps, key=lambda s: s.at_s)
+        self.steps = sorted(bind(list(steps), names), key=lambda s: s.at_s)
         self.errors: list[str] = []
         self._stop = threading.Event()
         self._threads = [

@@ -36,7 +36,7 @@ from harness.scenario import Scenario
 from harness.settings import Settings
 from harness.userapps import contract, reference, schedules
 from harness.userapps.contract import ContractError, Naming
-from harness.userapps.schedules import StepsFor
+from harness.userapps.schedules import Steps
 from harness.userapps.workload import APP_LINKS, APP_VARIANT, IDLE_TIMEOUT_S, UserAppWorkload, contract_breach
 from harness.verdict.document import VariantVerdict, side_outcome
 from harness.verdict.summary import side_lines
@@ -82,7 +82,7 @@ def run_folder(runs_dir: Path) -> Path:
 def check(
     cluster: KafkaCluster,
     app: UserAppWorkload,
-    schedule: StepsFor,
+    schedule: Steps,
     folder: Path,
     title: str,
     story: str,
@@ -115,7 +115,7 @@ def check(
 def _beside_the_reference(
     cluster: KafkaCluster,
     app: UserAppWorkload,
-    schedule: StepsFor,
+    schedule: Steps,
     folder: Path,
     title: str,
     mine: Callable[[], VariantVerdict],
@@ -130,7 +130,7 @@ def _beside_the_reference(
     def theirs() -> VariantVerdict:
         return run_variant(cluster, ref_scenario, reference.VARIANT, folder / reference.VARIANT.name, reference.LINKS)
 
-    if reference.apart_from_the_app(schedule(app.output_topic)):
+    if reference.apart_from_the_app(schedule):
         with ThreadPoolExecutor(2) as pool:
             ours, ref = pool.submit(mine), pool.submit(theirs)
             verdict, control = ours.result(), ref.result()
@@ -153,7 +153,7 @@ def _command(text: str) -> list[str]:
     return argv
 
 
-def workload(request: AppRequest, explored: bool = False) -> tuple[UserAppWorkload, StepsFor, str]:
+def workload(request: AppRequest, explored: bool = False) -> tuple[UserAppWorkload, Steps, str]:
     """Everything ``request`` says, checked before any container starts; and the schedule's name.
     ``explored``: its schedules are drawn (``check-app --explore``), its input then live by default."""
     command = _command(request.cmd)
@@ -168,7 +168,7 @@ def workload(request: AppRequest, explored: bool = False) -> tuple[UserAppWorklo
         steps, pipeline = schedules.like(request.like, request.instances)
         inputs, partitions, named = pipeline.inputs, pipeline.partitions, f"{request.like.upper()}'s schedule"
     elif request.schedule:
-        steps = schedules.from_file(Path(request.schedule), request.instances, request.input_topic)
+        steps = schedules.from_file(Path(request.schedule), request.instances)
         named = request.schedule
     elif request.no_faults:
         steps, named = schedules.none(), "no faults"

@@ -28,6 +28,7 @@ import pyarrow.parquet as pq
 
 from harness.checker.sinks import count_per_input, naming_aborted
 from harness.faults import serial
+from harness.faults.plan import Topic, named
 from harness.history.columns import ISOLATIONS, view_path
 from harness.history.readback import high_watermarks, read_back
 from harness.history.records import MARKER_ID
@@ -142,12 +143,12 @@ class OutputAtLeast:
     """The output topic holds at least ``records`` records (committed or not, markers counted):
     the app is mid-stream, with work behind it and ahead of it."""
 
-    topic: str
+    topic: str | Topic
     records: int
 
     def holds(self, faults: Faults) -> bool:
         cluster = faults.cluster
-        marks = high_watermarks(cluster.bootstrap_servers(), [self.topic], cluster.client_config(), wait_s=5)
+        marks = high_watermarks(cluster.bootstrap_servers(), [named(self.topic)], cluster.client_config(), wait_s=5)
         return sum(marks.values()) >= self.records
 
     def __str__(self) -> str:

@@ -17,15 +17,14 @@ import json
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from harness.cluster.kafka import OWN_LINK_LISTENERS
-from harness.faults import App, Step, kinds, serial
+from harness.faults import App, kinds, serial
 from harness.report.run_folder import REFERENCE_SIDE
 from harness.scenario import Variant
 from harness.userapps.contract import Naming
 from harness.userapps.output import SINK_FINDINGS
-from harness.userapps.schedules import StepsFor
+from harness.userapps.schedules import Steps, renamed
 from harness.userapps.workload import APP_LINKS, APP_VARIANT, NO_CRASH, UserAppWorkload
 from harness.verdict.checks import Check
 from harness.verdict.document import ALLOWED, REQUIRED, VariantVerdict
@@ -54,27 +53,14 @@ def workload(app: UserAppWorkload) -> UserAppWorkload:
     )
 
 
-def schedule_for(schedule: StepsFor, app: UserAppWorkload, twin: UserAppWorkload) -> StepsFor:
-    """``schedule`` aimed at the reference's topics: a drawn schedule names the user's topics
-    outright (``orders-003``), a scenario's is built for the user's output topic."""
+def schedule_for(schedule: Steps, app: UserAppWorkload, twin: UserAppWorkload) -> Steps:
+    """``schedule`` aimed at the reference's topics: its parts of the plan are bound to the
+    reference's run as they are; a topic a schedule file names outright (``orders``) is renamed."""
     names = {app.input_topic: twin.input_topic, app.output_topic: twin.output_topic}
-
-    def steps(output: str) -> list[Step]:
-        return serial.steps(_renamed(serial.to_json(schedule(app.output_topic), None), names), None)
-
-    return steps
+    return serial.steps(renamed(serial.to_json(schedule), names))
 
 
-def _renamed(doc: Any, names: dict[str, str]) -> Any:
-    """``doc`` with every string that is one of ``names`` replaced by its new name."""
-    if isinstance(doc, dict):
-        return {k: _renamed(v, names) for k, v in doc.items()}
-    if isinstance(doc, list):
-        return [_renamed(v, names) for v in doc]
-    return names.get(doc, doc) if isinstance(doc, str) else doc
-
-
-def apart_from_the_app(steps: list[Step]) -> bool:
+def apart_from_the_app(steps: Steps) -> bool:
     """Whether each step hits only the app it aims at: the app itself, or only its own links."""
     return all(
         isinstance(step.fault.target, App)

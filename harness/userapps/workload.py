@@ -24,6 +24,7 @@ from typing import Any
 import pyarrow.parquet as pq
 
 from harness.cluster.kafka import OWN_LINK_LISTENERS, KafkaCluster
+from harness.faults.plan import RunNames
 from harness.history.columns import view_path
 from harness.history.readback import read_back
 from harness.report.run_folder import APP_SIDE
@@ -139,6 +140,16 @@ class UserApps:
     def transactional_ids(self) -> list[str]:
         return [contract.transactional_id(self.transactional_id_prefix, i) for i in range(1, len(self.apps) + 1)]
 
+    @property
+    def names(self) -> RunNames:
+        """The parts of the app's plan a schedule may name: its topics, each instance's
+        transactional.id and group."""
+        return RunNames(
+            {"main": self.output_topic, "input": self.input.topic, "output": self.output_topic},
+            transactional_ids=dict(zip((a.name for a in self.apps), self.transactional_ids, strict=True)),
+            groups={a.name: self.group for a in self.apps},
+        )
+
 
 def user_apps(
     cluster: KafkaCluster,
@@ -186,7 +197,7 @@ def app_plan(users: UserApps, run_dir: Path, naming: Naming, view: str = "read_c
         [*writers, *users.apps],
         [*writers, *users.apps],
         topics=[users.input.topic],
-        main_topic=users.output_topic,
+        names=users.names,
         partitions=users.input.partitions,
         config={
             "command": " ".join(users.command),

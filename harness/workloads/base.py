@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from harness.faults.plan import RunNames
+
 if TYPE_CHECKING:
     from harness.cluster.kafka import KafkaCluster
     from harness.history.columns import History
@@ -52,7 +54,9 @@ class Plan:
     apps: list[AppProcess]  # fault targets, by name
     autostart: list[AppProcess]  # started with the schedule; the others by a ``launch`` step
     topics: list[str]  # read back after healing
-    main_topic: str  # what the schedule's roles aim at, and what the LSO probe watches
+    # What the run calls the parts of its plan a schedule names (its topics, each app's
+    # transactional.id and group): the workload's naming rule, said once.
+    names: RunNames
     partitions: int  # of the main topic
     config: dict[str, Any]  # the client configuration under test, as the verdict shows it
     budget_s: float  # how long the apps may take before they are killed
@@ -67,6 +71,11 @@ class Plan:
     # Names among ``apps`` that are the harness's own (a live input's writer): the release their
     # client ran is not the apps' (the verdict's ``client_ran``).
     helpers: tuple[str, ...] = ()
+
+    @property
+    def main_topic(self) -> str:
+        """What the LSO probe watches (the schedule's ``MAIN``)."""
+        return self.names.topics["main"]
 
 
 class Workload(Protocol):

@@ -19,6 +19,7 @@ from harness.checker.sinks import count_effects
 from harness.cluster.kafka import KafkaCluster
 from harness.errors import HarnessError
 from harness.faults import serial
+from harness.faults.plan import RunNames
 from harness.faults.roles import GroupCoordinator, TxnCoordinator
 from harness.history import ledger
 from harness.history.columns import History
@@ -40,11 +41,6 @@ PYTHON_APP = "harness.workloads.apps.transformer"
 _INPUTS_PER_S, _SLACK_S = 50, 180
 
 
-def input_topic(output_topic: str) -> str:
-    """A pipeline's input topic, from the output topic its schedule is given."""
-    return output_topic.removesuffix("-out") + "-in"
-
-
 def transformer(i: int) -> str:
     """Name of a pipeline's i-th transformer app (from 1): fault target, ledger file stem and
     its producer's client.id."""
@@ -53,8 +49,9 @@ def transformer(i: int) -> str:
 
 @dataclass(frozen=True)
 class PipelineWorkload:
-    """The schedule gets the output topic (the input topic with a SQLite sink); apps are
-    ``transformer(1)``, ``transformer(2)`` …."""
+    """Its plan's topics are ``INPUT`` and ``OUTPUT`` (``MAIN``: the output, the input with a
+    SQLite sink); apps are ``transformer(1)``, ``transformer(2)`` …, each with its
+    ``TransactionalId`` and ``GroupId``."""
 
     inputs: int = 2000
     partitions: int = 3  # of the input topic and of the output topic
@@ -92,8 +89,7 @@ class PipelineWorkload:
 
     def plan(self, side: Side) -> Plan:
         cluster, run_dir = side.cluster, side.run_dir
-        output = f"{side.name}-out"
-        source = input_topic(output)
+        source, output = f"{side.name}-in", f"{side.name}-out"
         sink_db = (Path(self.sink_db) if self.sink_db else run_dir / "sink.sqlite") if self.sink == "sqlite" else None
         to_kafka = sink_db is None
         for topic in (source, output) if to_kafka else (source,):
@@ -152,7 +148,11 @@ class PipelineWorkload:
             apps,
             apps[: self.instances],
             topics=[source, output] if to_kafka else [source],
-            main_topic=output if to_kafka else source,
+            names=RunNames(
+                {"main": output, "input": source, "output": output} if to_kafka else {"main": source, "input": source},
+                transactional_ids={app.name: t for app, t in zip(apps, ids, strict=True)},
+                groups={app.name: group for app in apps},
+            ),
             partitions=self.partitions,
             config={"mode": self.mode, **app_producer} if to_kafka else {"mode": self.mode, "sink": str(sink_db)},
             budget_s=self.inputs / _INPUTS_PER_S + _SLACK_S,

@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, ClassVar
 
+from harness.faults.plan import RunNames
 from harness.faults.roles import TxnCoordinator
 from harness.jvm import java_clients
 from harness.kafkaconfig.catalogue import Kind
@@ -83,7 +84,7 @@ class ProducerWorkload:
         cluster = side.cluster
         topic = side.name
         config = {**self.config, **side.client_config}
-        if "transactional.id" in config:  # unique per run: no stale epoch of an earlier run interferes
+        if "transactional.id" in config:  # unique per run: no stale epoch of an earlier run interferes (RunNames)
             config["transactional.id"] = f"{config['transactional.id']}-{topic}"
         avoid = None
         if self.leaders_off_coordinator:
@@ -112,7 +113,10 @@ class ProducerWorkload:
             apps,
             apps[:1],
             topics=[topic],
-            main_topic=topic,
+            names=RunNames(
+                {"main": topic},
+                transactional_ids={a.name: config["transactional.id"] for a in apps if "transactional.id" in config},
+            ),
             partitions=self.partitions,
             config=app_config,
             budget_s=self.count / self.rate_per_s + _SLACK_S,

@@ -6,7 +6,7 @@ in that process, so ``kill(App(SPARK_DRIVER))`` SIGKILLs it for real and healing
 next incarnation on the same checkpoint (or an empty one, ``keep_checkpoint=False``). It
 reads through links of its own, so a link fault on them (target ``Brokers()``, listener
 ``harness.faults.OWN_LINKS``) hits only it, and it stops once it has processed the input.
-The schedule gets the input topic.
+Its plan's topics (a schedule's ``INPUT``, ``OUTPUT``) have ``MAIN`` the input, which the LSO probe watches.
 
 ``BatchInFlight`` is the condition a kill waits for: an incarnation has planned a
 micro-batch of its own (Spark wrote ``offsets/<n>`` after the incarnation started), written
@@ -31,6 +31,7 @@ import pyarrow.parquet as pq
 from harness.checker.sinks import aggregate_mismatch, count_per_input, naming_aborted
 from harness.cluster.kafka import KafkaCluster
 from harness.faults import serial
+from harness.faults.plan import RunNames, Topic
 from harness.history.columns import History, view_path
 from harness.history.readback import high_watermarks, read_back
 from harness.jvm.spark import require_pyspark
@@ -129,7 +130,7 @@ class SparkWorkload:
             [*writer, driver],
             [*writer, driver],
             topics=[source],
-            main_topic=source,
+            names=RunNames({"main": source, "input": source, **({"output": output} if to_kafka else {})}),
             partitions=self.partitions,
             config={
                 "job": self.job,
@@ -157,7 +158,7 @@ class BatchInFlight:
     flight (the Kafka sink writes a batch as its tasks run). With ``after_commits``, only
     once the incarnation has committed that many batches of its own before it."""
 
-    topic: str
+    topic: str | Topic
     incarnation: int = 1
     after_commits: int = 0
     # Output topic size when each batch was first seen in flight: (checkpoint, batch) -> records.
@@ -195,7 +196,7 @@ class WrittenSinceCommit:
     again by the next driver. For real-time mode, whose batches are planned
     (``offsets/<n>``) only at their end, so ``BatchInFlight`` never sees one in flight."""
 
-    topic: str
+    topic: str | Topic
     incarnation: int = 1
     after_commits: int = 0
     records: int = 50

@@ -14,7 +14,7 @@ Streams owns its producer, so the app writes no ledger: ``StreamsResults`` reads
 aggregates topics back read_committed and counts outputs per committed input
 (``sink_missing``, ``sink_repeated``) and the keys whose last committed totals differ from a
 recount of the committed input (``aggregate_mismatch``), as for the Spark jobs
-(harness.checker.sinks). The schedule gets the output topic, which the LSO probe watches.
+(harness.checker.sinks). Its plan's ``MAIN`` topic is the output, which the LSO probe watches.
 
 ``StreamsUncommitted`` is the condition a kill or stall waits for: an instance has processed
 inputs since its last commit (its own status file says so), so a crash then leaves work to redo.
@@ -39,6 +39,7 @@ from confluent_kafka import Consumer, KafkaException, TopicPartition
 from harness.checker.sinks import aggregate_mismatch, count_per_input
 from harness.cluster.kafka import KafkaCluster
 from harness.faults import serial
+from harness.faults.plan import RunNames
 from harness.faults.roles import TxnCoordinator, java_hash
 from harness.history.columns import History, view_path
 from harness.history.readback import read_back
@@ -175,7 +176,10 @@ class StreamsWorkload:
             apps,
             apps[: self.instances],
             topics=[source],
-            main_topic=output,
+            names=RunNames(
+                {"main": output, "input": source, "output": output, "totals": totals},
+                groups={app.name: base["application_id"] for app in apps},
+            ),
             partitions=self.partitions,
             config={
                 "processing.guarantee": self.processing_guarantee,

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from harness.cluster.kafka import KafkaCluster
     from harness.cluster.proxy import ToxiproxyAPI
+    from harness.faults.plan import Topic, TransactionalId
     from harness.faults.roles import App, Target
     from harness.faults.specs import FaultSpec
 
@@ -91,15 +92,15 @@ class Context(Protocol):
 
 @dataclass(frozen=True)
 class DrawContext:
-    """What a fault may be drawn against: the roles of one side (their topic names may hold the
-    placeholders of ``harness.faults.serial``), the listener its apps reach the brokers on, and
-    its clients' timeouts, around which durations and delays are drawn."""
+    """What a fault may be drawn against: the roles of one side (naming the parts of its plan, or
+    literal names: harness.faults.plan), the listener its apps reach the brokers on, and its
+    clients' timeouts, around which durations and delays are drawn."""
 
     brokers: tuple[Target, ...]  # broker roles: leaders, followers, coordinators, nodes
     apps: tuple[App, ...]
-    partitions: tuple[tuple[str, int], ...]  # (topic, partition) an operation may act on
+    partitions: tuple[tuple[str | Topic, int], ...]  # (topic, partition) an operation may act on
     client_listener: str = "client"  # where the side's apps connect
-    transactional_ids: tuple[str, ...] = ()
+    transactional_ids: tuple[str | TransactionalId, ...] = ()
     request_timeout_ms: int = 30_000
     session_timeout_ms: int = 6_000
     transaction_timeout_ms: int = 60_000

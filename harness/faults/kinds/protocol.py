@@ -43,6 +43,7 @@ from harness.cluster.images import TOXIPROXY_SOURCES
 from harness.cluster.proxy import FROM_BROKER, TO_BROKER, ToxiproxyError
 from harness.errors import HarnessError
 from harness.faults.kinds.base import PROTOCOL, Context, DrawContext, FaultKind, Heal
+from harness.faults.plan import GroupId, TransactionalId
 from harness.faults.roles import Brokers, Leader, Target, TxnCoordinator
 from harness.faults.specs import FaultSpec, Listeners, on_links
 from harness.progress import say
@@ -76,8 +77,8 @@ def protocol(
     times: int = 1,
     probability: float = 1.0,
     seed: int = 0,
-    transactional_id: str = "",
-    group_id: str = "",
+    transactional_id: str | TransactionalId = "",
+    group_id: str | GroupId = "",
     client_id: str = "",
     where: dict[str, Any] | None = None,
     listener: Listeners = "client",

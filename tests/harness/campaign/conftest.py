@@ -39,7 +39,7 @@ def _write_run(
     """One run's folder: run.json, schedule.json and (unless it could not run) its verdict."""
     folder.mkdir(parents=True)
     fault = protocol(TxnCoordinator("app-{topic}"), api=api, action="hold", duration_ms=3000)
-    (folder / trial.SCHEDULE).write_text(serial.dumps_doc(serial.to_json([Step(1.0, fault, 2.0)], None)))
+    (folder / trial.SCHEDULE).write_text(serial.dumps_doc(serial.to_json([Step(1.0, fault, 2.0)])))
     counts = counts or {}
     info = {
         "subject": {"like": "B1", "client": f"{client[0]}=={client[1]}", "kafka_version": kafka},

@@ -27,7 +27,7 @@ def _registry(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _kept(tmp_path: Path, subject: Subject) -> Kept:
-    doc = serial.to_json([Step(1.0, kill(App("producer-1")), 1.0)], "r1-x")
+    doc = serial.to_json([Step(1.0, kill(App("producer-1")), 1.0)])
     return Kept(tmp_path / "run-002", subject, doc, {"subject": subject.to_json(), "seed": 1, "run": 2})
 
 
@@ -78,7 +78,7 @@ def test_halving_finds_the_fix_in_few_judgements_and_writes_a_pair_that_loads(
     assert (pair.control.kafka_version, pair.guarantee.kafka_version) == ("3.5.2", "3.6.0")
     assert pair.control.expect["aborted_read"] == "one of" and pair.guarantee.expect["aborted_read"] == "forbidden"
     assert pair.guarantee.checks == () and not pair.sides_together
-    assert pair.schedule("r1-x") == serial.steps(kept.doc, "r1-x")
+    assert pair.schedule == serial.steps(kept.doc)
     assert (
         "last affected 3.5.2, first clean 3.6.0" in pair.story and "| 3.5.2 | 2 of 2 | aborted_read 7 |" in pair.story
     )

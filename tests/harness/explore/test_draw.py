@@ -8,7 +8,7 @@ import pytest
 import scenarios
 from harness.errors import HarnessError
 from harness.explore import draw, targets
-from harness.faults import kinds, serial
+from harness.faults import INPUT, OUTPUT, TransactionalId, kinds, serial
 from harness.faults.kinds.base import LINK, PROCESS, PROTOCOL
 
 B1 = targets.reach(scenarios.get("B1"))
@@ -35,7 +35,7 @@ def test_every_schedule_has_one_to_four_steps_that_read_back() -> None:
     for text in _texts(3, 60):
         doc = serial.loads(text)
         counts.add(len(doc["steps"]))
-        serial.steps(doc, "b1-guarantee-abc-out")
+        serial.steps(doc)
     assert counts == {1, 2, 3, 4}
 
 
@@ -68,11 +68,11 @@ def test_durations_stay_around_the_clients_timeouts() -> None:
 
 def test_roles_and_progress_come_from_the_workload() -> None:
     ctx = B1.faults
-    assert ctx.transactional_ids == ("{side}-app-1",)
+    assert ctx.transactional_ids == (TransactionalId("transformer-1"),)
     assert {str(a) for a in ctx.apps} == {"app transformer-1"}
-    assert ("{side}-in", 2) in ctx.partitions and ("{topic}", 0) in ctx.partitions
+    assert (INPUT, 2) in ctx.partitions and (OUTPUT, 0) in ctx.partitions
     producer = targets.reach(scenarios.get("B9"))
-    assert producer.faults.transactional_ids == ("b9-app-{topic}",)
+    assert producer.faults.transactional_ids == (TransactionalId("producer-1"),)
 
 
 def test_a_producer_pair_draws_too() -> None:

@@ -14,7 +14,7 @@ import pytest
 
 from harness.errors import HarnessError
 from harness.explore import draw, user_app, words
-from harness.faults import App, Leader, TxnCoordinator, serial
+from harness.faults import INPUT, OUTPUT, App, Leader, TransactionalId, TxnCoordinator, serial
 from harness.settings import Settings
 from harness.userapps.check_app import AppRequest
 from harness.userapps.workload import APP_LINKS, UserAppWorkload
@@ -43,19 +43,20 @@ def test_a_run_aims_at_the_app_its_links_its_topics_and_its_coordinators() -> No
     assert (run.input_topic, run.output_topic) == ("orders-007", "enriched-007")
     ctx = user_app.reach(run).faults
     assert ctx.apps == (App("app-1"), App("app-2")) and ctx.client_listener == APP_LINKS
-    assert ctx.transactional_ids == ("enriched-007-txn-1", "enriched-007-txn-2")
-    assert TxnCoordinator("enriched-007-txn-2") in ctx.brokers and Leader("orders-007", 2) in ctx.brokers
-    assert {t for t, _ in ctx.partitions} == {"orders-007", "enriched-007"}
+    assert ctx.transactional_ids == (TransactionalId("app-1"), TransactionalId("app-2"))
+    assert TxnCoordinator(TransactionalId("app-2")) in ctx.brokers and Leader(INPUT, 2) in ctx.brokers
+    assert {t for t, _ in ctx.partitions} == {INPUT, OUTPUT}
 
 
-def test_the_drawn_schedules_come_from_the_seed_and_name_only_the_run_s_topics() -> None:
+def test_the_drawn_schedules_come_from_the_seed_and_name_the_plan_s_topics() -> None:
     run = user_app.run_of(_app(), 3)
     first = [draw.schedule(5, n, user_app.reach(run), draw.FAMILIES) for n in range(1, 11)]
     again = [draw.schedule(5, n, user_app.reach(run), draw.FAMILIES) for n in range(1, 11)]
     assert [serial.dumps_doc(d) for d in first] == [serial.dumps_doc(d) for d in again]
     text = " ".join(json.dumps(d) for d in first)
-    assert "orders-003" in text or "enriched-003" in text
-    assert "{topic}" not in text and "{side}" not in text  # concrete: `--schedule` runs it again as it is
+    # Parts of the plan: `--schedule` with the run's topics runs it again as it was.
+    assert '{"plan": "input"}' in text or '{"plan": "output"}' in text
+    assert "orders-003" not in text and "enriched-003" not in text
 
 
 def test_the_seed_the_cluster_test_uses_draws_one_kill_at_the_next_commit() -> None:

@@ -16,7 +16,7 @@ def test_a_wait_that_runs_out_names_the_steps_still_under_way(capsys: pytest.Cap
     healed: list[bool] = []
     faults = cast(Faults, SimpleNamespace(heal_all=lambda: healed.append(True)))
     late = protocol(Brokers(), "EndTxn", "drop")
-    schedule = Schedule(faults, [Step(600.0, late)]).start()
+    schedule = Schedule(faults, [Step(600.0, late)], None).start()
     schedule.wait(0.05)
     schedule.finish()
     said = capsys.readouterr().err
@@ -25,5 +25,5 @@ def test_a_wait_that_runs_out_names_the_steps_still_under_way(capsys: pytest.Cap
 
 
 def test_a_wait_with_nothing_left_says_nothing(capsys: pytest.CaptureFixture[str]) -> None:
-    Schedule(cast(Faults, SimpleNamespace(heal_all=lambda: None)), []).start().wait(0.05)
+    Schedule(cast(Faults, SimpleNamespace(heal_all=lambda: None)), [], None).start().wait(0.05)
     assert capsys.readouterr().err == ""

@@ -49,14 +49,14 @@ def _run(
     cluster: KafkaCluster,
     tmp_path: Path,
     command: list[str],
-    steps: schedules.StepsFor | None = None,
+    steps: schedules.Steps | None = None,
     with_reference: bool = False,
     **more: Any,
 ) -> VariantVerdict:
     suffix = uuid.uuid4().hex[:6]
     app = UserAppWorkload(tuple(command), f"orders-{suffix}", f"enriched-{suffix}", **{"inputs": INPUTS, **more})
     folder = run_folder(tmp_path)
-    steps = steps or schedules.default(app.inputs)
+    steps = steps if steps is not None else schedules.default(app.inputs)
     verdict = check(cluster, app, steps, folder, "test", "a test", with_reference=with_reference)
     assert (folder / "report.html").exists() and (folder / "app" / "verdict.json").exists()
     return verdict

@@ -64,13 +64,13 @@ def test_the_two_run_at_once_only_when_the_faults_keep_apart(steps: list[Step], 
     assert reference.apart_from_the_app(steps) == apart
 
 
-def test_a_drawn_schedule_is_aimed_at_the_reference_s_topics() -> None:
+def test_a_schedule_naming_topics_outright_is_aimed_at_the_reference_s_topics() -> None:
     app = UserAppWorkload(("my-app",), "orders-003", "enriched-003")
     twin = reference.workload(app)
     drawn = [
         Step(0.0, kill(App("app-1")), 1.0, when=OutputAtLeast("enriched-003", 100)),
         Step(2.0, blackhole(Leader("orders-003", 1)), 3.0),
     ]
-    aimed = reference.schedule_for(lambda output: drawn, app, twin)("ignored")
+    aimed = reference.schedule_for(tuple(drawn), app, twin)
     assert aimed[0].when == OutputAtLeast("enriched-003-reference", 100) and aimed[0].fault == drawn[0].fault
     assert aimed[1].fault.target == Leader("orders-003-reference", 1)

@@ -10,16 +10,30 @@ from pathlib import Path
 import pytest
 
 from harness.errors import HarnessError
-from harness.faults import App, Brokers, Isr, Leader, Node, Step, TxnCoordinator, blackhole, kill, serial
+from harness.faults import (
+    INPUT,
+    MAIN,
+    OUTPUT,
+    App,
+    Brokers,
+    Isr,
+    Leader,
+    Node,
+    Step,
+    TransactionalId,
+    TxnCoordinator,
+    blackhole,
+    kill,
+    serial,
+)
 from harness.userapps import schedules
-from harness.userapps.contract import transactional_id, transactional_id_prefix
 from harness.userapps.output import OutputAtLeast
 from harness.userapps.workload import APP_LINKS
 
 
 def test_b1_kills_the_users_first_instance_at_its_commits_as_it_killed_its_transformer() -> None:
-    steps_for, pipeline = schedules.like("b1", instances=1)
-    (step,) = steps_for("out")
+    steps, pipeline = schedules.like("b1", instances=1)
+    (step,) = steps
     assert (step.fault.kind, step.fault.target, step.fault.params["times"]) == ("crash_at_commit", App("app-1"), 3)
     assert step.fault.listeners == (APP_LINKS,)  # the user's app's own links, where its commits go
     assert (pipeline.inputs, pipeline.partitions) == (4000, 3)
@@ -39,9 +53,9 @@ def test_a_schedule_that_cannot_be_carried_over_is_refused(scenario: str, said: 
 
 
 def test_the_default_kills_app_1_mid_stream() -> None:
-    (step,) = schedules.default(inputs=400)("out")
+    (step,) = schedules.default(inputs=400)
     assert (step.fault.kind, step.fault.target, step.duration_s) == ("kill", App("app-1"), 1.0)
-    assert step.when == OutputAtLeast("out", 100)
+    assert step.when == OutputAtLeast(OUTPUT, 100)
 
 
 def _file(tmp_path: Path, steps: object) -> Path:
@@ -67,36 +81,36 @@ def test_a_schedule_file_names_roles_the_users_app_and_its_links(tmp_path: Path)
             {"at_s": 5, "fault": "pause", "target": {"broker": 2}, "when": {"isr_at_most": 2}, "when_timeout_s": 9},
         ],
     )
-    kill, cut, slow, coordinator, pause = schedules.from_file(path, instances=2, input_topic="in")("out")
-    assert (kill.fault.target, kill.when) == (App("app-2"), OutputAtLeast("out", 50))
+    kill, cut, slow, coordinator, pause = schedules.from_file(path, instances=2)
+    assert (kill.fault.target, kill.when) == (App("app-2"), OutputAtLeast(OUTPUT, 50))
     assert (cut.fault.kind, cut.fault.target, cut.fault.listeners) == ("blackhole", Brokers(), (APP_LINKS,))
     assert (slow.fault.target, slow.fault.params["latency"], slow.fault.direction) == (
-        Leader("in", 1),
+        Leader(INPUT, 1),
         300,
         "from_broker",
     )
     assert slow.fault.listeners == (APP_LINKS,) and slow.duration_s is None  # healed at the end
-    assert coordinator.fault.target == TxnCoordinator(transactional_id(transactional_id_prefix("out"), 1))
-    assert (pause.fault.target, pause.when, pause.when_timeout_s) == (Node(2), Isr("out", 0, at_most=2), 9.0)
+    assert coordinator.fault.target == TxnCoordinator(TransactionalId("app-1"))
+    assert (pause.fault.target, pause.when, pause.when_timeout_s) == (Node(2), Isr(OUTPUT, 0, at_most=2), 9.0)
 
 
 @pytest.mark.parametrize(
     ("steps", "said"),
     [
-        ({"at_s": 1}, "fault is missing"),
+        ({"at_s": 1}, "KeyError: 'target'"),
         ({"at_s": 1, "fault": "explode", "target": "app-1"}, "unknown fault 'explode'"),
-        ({"at_s": 1, "fault": "kill", "target": "app-3"}, "no instance 'app-3'"),
-        ({"at_s": 1, "fault": "kill", "target": "the leader"}, "unknown target"),
-        ({"at_s": 1, "fault": "latency", "target": "app-links", "params": {"seconds": 3}}, "its params: ms"),
+        ({"at_s": 1, "fault": "kill", "target": "app-3"}, "aims at app-3; with --instances 2 there is no such"),
+        ({"at_s": 1, "fault": "kill", "target": "the leader"}, "aims at the leader"),
+        ({"at_s": 1, "fault": "latency", "target": "app-links", "params": {"seconds": 3}}, "'seconds'"),
         ({"at_s": 1, "fault": "kill", "target": "app-links"}, "no link fault"),
-        ({"at_s": "soon", "fault": "kill", "target": "app-1"}, "numbers of seconds"),
-        ({"at_s": 1, "fault": "kill", "target": "app-1", "when": {"sunny": True}}, "unknown condition"),
+        ({"at_s": "soon", "fault": "kill", "target": "app-1"}, "could not convert string to float"),
+        ({"at_s": 1, "fault": "kill", "target": "app-1", "when": {"sunny": True}}, "condition object"),
         ({"at_s": 1, "fault": "kill", "target": "app-1", "every_s": 3}, "unknown field 'every_s'"),
     ],
 )
 def test_a_mistake_in_a_schedule_file_is_one_line(tmp_path: Path, steps: dict[str, object], said: str) -> None:
     with pytest.raises(HarnessError, match=said) as caught:
-        schedules.from_file(_file(tmp_path, [steps]), instances=2, input_topic="in")
+        schedules.from_file(_file(tmp_path, [steps]), instances=2)
     assert "\n" not in str(caught.value) and "step 1" in str(caught.value)
 
 
@@ -104,25 +118,28 @@ def test_a_file_that_is_no_schedule_is_one_line(tmp_path: Path) -> None:
     for text, said in (("{", "not JSON"), ('{"steps": 3}', '"steps"')):
         (tmp_path / "s.json").write_text(text)
         with pytest.raises(HarnessError, match=said):
-            schedules.from_file(tmp_path / "s.json", 1, "in")
+            schedules.from_file(tmp_path / "s.json", 1)
     with pytest.raises(HarnessError, match="cannot read it"):
-        schedules.from_file(tmp_path / "absent.json", 1, "in")
+        schedules.from_file(tmp_path / "absent.json", 1)
 
 
 def test_a_file_in_the_harness_s_own_form_is_taken_as_it_is(tmp_path: Path) -> None:
-    """What explore keeps and shrink writes runs under check-app too, ``{topic}`` the output."""
-    kept = [
-        Step(0, kill(App("app-1")), duration_s=1, when=OutputAtLeast("{topic}", 200), when_timeout_s=30),
-        Step(2, blackhole(Leader("{topic}", 0), listener=APP_LINKS), duration_s=3),
-    ]
+    """What explore keeps and shrink writes runs under check-app too; so does a schedule/1 file,
+    ``{topic}`` the output."""
+    kept = (
+        Step(0, kill(App("app-1")), duration_s=1, when=OutputAtLeast(OUTPUT, 200), when_timeout_s=30),
+        Step(2, blackhole(Leader(MAIN, 0), listener=APP_LINKS), duration_s=3),
+    )
     path = tmp_path / "kept.json"
-    path.write_text(serial.dumps(kept, None))
-    steps = schedules.from_file(path, 1, "in")("enriched")
-    assert [s.fault.target for s in steps] == [App("app-1"), Leader("enriched", 0)]
-    assert steps[0].when == OutputAtLeast("enriched", 200) and steps[1].fault.listeners == (APP_LINKS,)
+    path.write_text(serial.dumps(kept))
+    assert schedules.from_file(path, 1) == kept
+    old = serial.to_json(kept) | {"schema": "kafka-eos-harness/schedule/1"}
+    old["steps"][1]["target"]["topic"] = "{topic}"
+    path.write_text(json.dumps(old))
+    assert schedules.from_file(path, 1) == kept
     path.write_text(json.dumps({"schema": serial.SCHEMA, "steps": [{"at_s": 0, "fault": "melt", "target": {}}]}))
     with pytest.raises(HarnessError, match=r"--schedule .*kept.json: step 1"):
-        schedules.from_file(path, 1, "in")
+        schedules.from_file(path, 1)
     path.write_text(json.dumps({"schema": serial.SCHEMA}))
-    with pytest.raises(HarnessError, match=r'expected "steps"'):
-        schedules.from_file(path, 1, "in")
+    with pytest.raises(HarnessError, match=r'expected \{"schema"'):
+        schedules.from_file(path, 1)

@@ -147,7 +147,7 @@ def test_the_streams_app_built_against_4_3_runs_exactly_once_on_older_kafka_stre
     app = StreamsWorkload(inputs=600, processing_guarantee=EXACTLY_ONCE_V2, commit_interval_ms=500)
     clean = {"sink_repeated": FORBIDDEN, "sink_missing": FORBIDDEN, "aggregate_mismatch": FORBIDDEN}
     side = replace(d1.guarantee, workload=app, client=f"java=={version}", expect=clean, checks=())
-    verdict = run_variant(cluster, replace(d1, schedule=lambda topic: [], guarantee=side), side, tmp_path)
+    verdict = run_variant(cluster, replace(d1, schedule=(), guarantee=side), side, tmp_path)
     assert verdict.passed, verdict.reasons
     assert (verdict.context["client_package"], verdict.context["client_version"]) == ("kafka-streams", version)
     assert verdict.context["client_ran"] == [version]

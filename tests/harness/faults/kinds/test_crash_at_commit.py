@@ -25,7 +25,7 @@ def test_it_aims_at_an_app_on_its_links_and_round_trips_as_json() -> None:
     )
     assert spec.params == {"after": 3, "times": 2, "restart_after_s": 1.0}
     assert kind.KIND.family == COMMIT and kind.COMMIT_APIS == ("OffsetCommit", "AddOffsetsToTxn", "TxnOffsetCommit")
-    (back,) = serial.steps(serial.to_json([Step(0.0, spec)], None), None)
+    (back,) = serial.steps(serial.to_json([Step(0.0, spec)]))
     assert back.fault == spec
 
 
@@ -60,7 +60,7 @@ def test_an_action_other_than_a_kill_is_kept_with_its_hold_only_where_it_counts(
     }
     spec = crash_at_commit(App("app-1"), action="pause", hold_s=8.0)
     assert spec.params["hold_s"] == 8.0
-    (back,) = serial.steps(serial.to_json([Step(0.0, spec)], None), None)
+    (back,) = serial.steps(serial.to_json([Step(0.0, spec)]))
     assert back.fault == spec
     with pytest.raises(ValueError, match="unknown action 'freeze'"):
         crash_at_commit(App("app-1"), action="freeze")

@@ -11,14 +11,14 @@ from typing import Any
 import pytest
 
 from harness.cluster.kafka import KafkaCluster
-from harness.faults import Brokers, Step, TxnCoordinator
+from harness.faults import Brokers, Step, TransactionalId, TxnCoordinator
 from harness.faults.kinds import protocol as protocol_kind
 from harness.faults.kinds.protocol import apis, protocol
 from harness.runner import run_variant
 from harness.scenario import Scenario, Variant, on_client
 from harness.verdict.document import FORBIDDEN
 from harness.workloads.clients import CLIENTS, ClientSpec
-from harness.workloads.producer import ProducerWorkload
+from harness.workloads.producer import PRODUCER, ProducerWorkload
 
 
 @pytest.mark.parametrize(
@@ -98,9 +98,10 @@ ACTIONS = [
 ]
 
 
-def each_action_once(topic: str) -> list[Step]:
-    coordinator = TxnCoordinator(f"{TXN_ID}-{topic}")
-    return [Step(at, protocol(coordinator, "EndTxn", action, **extra), duration_s=2.5) for at, action, extra in ACTIONS]
+COORDINATOR = TxnCoordinator(TransactionalId(PRODUCER))
+EACH_ACTION_ONCE = tuple(
+    Step(at, protocol(COORDINATOR, "EndTxn", action, **extra), duration_s=2.5) for at, action, extra in ACTIONS
+)
 
 
 SCENARIO = Scenario(
@@ -113,7 +114,7 @@ SCENARIO = Scenario(
         txn_size=10,
         config={"transactional.id": TXN_ID, "socket.timeout.ms": 3000, "message.timeout.ms": 60_000},
     ),
-    schedule=each_action_once,
+    schedule=EACH_ACTION_ONCE,
     control=Variant("control", {}, expect={}),
     guarantee=Variant("guarantee", {}, expect={a: FORBIDDEN for a in ("lost", "duplicate", "torn_transaction")}),
 )
@@ -146,15 +147,12 @@ def test_each_action_hits_one_end_txn_and_the_transactions_stay_whole(
 
 
 def test_a_fault_on_every_broker_hits_each_broker(cluster: KafkaCluster, tmp_path: Path) -> None:
-    def delay_produce_answers(topic: str) -> list[Step]:
-        return [Step(1.0, protocol(Brokers(), "Produce", "delay_response", duration_ms=300), duration_s=4.0)]
-
     scenario = Scenario(
         id="protocol-brokers",
         title="a Produce answer delayed on each broker",
         story="",
         workload=ProducerWorkload(count=600, rate_per_s=150, partitions=3, keys=30, config={"linger.ms": 5}),
-        schedule=delay_produce_answers,
+        schedule=(Step(1.0, protocol(Brokers(), "Produce", "delay_response", duration_ms=300), duration_s=4.0),),
         control=Variant("control", {}, expect={}),
         guarantee=Variant("guarantee", {}, expect={"lost": FORBIDDEN}),
     )
