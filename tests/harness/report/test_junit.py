@@ -14,6 +14,7 @@ from harness.history import columns
 from harness.report import junit
 from harness.verdict.document import FORBIDDEN, REQUIRED, PairVerdict, VariantVerdict
 from harness.verdict.judge import judge
+from harness.verdict.record import SideRecord
 from tests.junit_schema import cases, check_schema
 
 
@@ -29,7 +30,7 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, CheckResult]:
 
 def side(result: CheckResult, variant: str, expect: dict[str, str]) -> VariantVerdict:
     context = {"run_dir": f"/runs/20261123-120000-A1-beef/{variant}", "started_at": 100.0, "ended_at": 112.5}
-    return judge("A1", variant, result, expect, context)
+    return judge("A1", variant, result, expect, SideRecord.from_json(context))
 
 
 def pair(results: dict[str, CheckResult], control: str, guarantee: str, research: bool = False) -> PairVerdict:
