@@ -93,8 +93,8 @@ def _run_variant(
     with step(f"{scenario.id} {variant.name}: {', '.join(a.name for a in plan.autostart)} on {plan.main_topic}"):
         probe = _run_apps(cluster, plan, schedule)
     stalls = [stall.to_json() for stall in probe.stalls]
-    named = ScenarioText(scenario.id, scenario.title, scenario.story)
-    return judge_side(named, variant, side, plan, faults, schedule.errors, stalls, started_at)
+    text = ScenarioText(scenario.id, scenario.title, scenario.story)
+    return judge_side(text, variant, side, plan, faults, schedule.errors, stalls, started_at)
 
 
 @dataclass(frozen=True)

@@ -109,3 +109,13 @@ def test_a_stopped_jvm_and_an_app_refused_at_setup_are_not_crashes() -> None:
         {"app": "transformer-1", "incarnation": 2, "exit": 0},
     ]
     assert _judged(Side(record=SideRecord(workload=lives)))[0] == Outcome.PASSED
+
+
+def test_a_checker_that_raised_or_a_check_that_cannot_tell_is_unknown_never_failed() -> None:
+    raised = "unknown: the checker raised RuntimeError: forced by the test"
+    assert _judged(Side([raised])) == (Outcome.UNKNOWN, [raised])
+    cannot = {"name": "exits", "why": "why", "ok": False, "seen": "cannot tell: IndexError x", "unknown": True}
+    said = "check failed: exits: cannot tell: IndexError x (why)"
+    assert _judged(Side([said], checks=[cannot])) == (Outcome.UNKNOWN, [said])
+    broken = "found 3 duplicate anomalies, none allowed"
+    assert _judged(Side([raised, broken])) == (Outcome.FAILED, [broken])  # a violation still wins

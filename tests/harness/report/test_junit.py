@@ -70,6 +70,17 @@ def test_an_inconclusive_pairs_control_is_a_failure_saying_so(results, tmp_path:
     assert root.get("failures") == "1"
 
 
+def test_a_side_whose_checker_raised_fails_as_unknown_saying_why(results, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    why = "the checker raised RuntimeError: forced by the test"
+    record = SideRecord(run_dir="/runs/20261123-120000-A1-beef/guarantee", unknown=[why])
+    guarantee = judge("A1", "guarantee", results["clean plain"], {"duplicate": FORBIDDEN}, record)
+    unknown = PairVerdict("A1", "lost ack", side(results["duplicate"], "control", {"duplicate": REQUIRED}), guarantee)
+    root = check_schema(junit.write(junit.pairs([unknown]), tmp_path / "j.xml"))
+    failure = cases(root)["kafka-harness.A1 guarantee"].find("failure")
+    assert failure is not None and failure.get("type") == "unknown"
+    assert f"could not be told, so the pair is unknown: unknown: {why}" in (failure.get("message") or "")
+
+
 def test_a_research_pair_passes_with_its_findings(results, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     research = pair(results, "duplicate", "duplicate", research=True)
     root = check_schema(junit.write(junit.pairs([research]), tmp_path / "j.xml"))
