@@ -28,7 +28,7 @@ from harness.history.readback import high_watermarks
 from harness.progress import say
 from harness.report import page as report_page
 from harness.report.run_folder import APP_SIDE
-from harness.runner import judge_side
+from harness.runner import ScenarioText, judge_side
 from harness.settings import Settings
 from harness.userapps.app import GroupProgress, Progress
 from harness.userapps.contract import Naming
@@ -45,6 +45,7 @@ from harness.userapps.workload import (
     write_input,
 )
 from harness.verdict.document import VariantVerdict, side_outcome
+from harness.verdict.outcome import Outcome
 from harness.waits import Deadline, poll_until
 from harness.workloads.base import Side
 
@@ -275,6 +276,11 @@ class ExactlyOnceViolation(AssertionError):
     def counts(self) -> dict[str, int]:
         return {name: self.verdict.count(name) for name in SINK_FINDINGS}
 
+    @property
+    def outcome(self) -> Outcome:
+        """Failed, unknown or inconclusive, as ``check-app`` would say (its exit code: ``.exit_code``)."""
+        return side_outcome(self.verdict)
+
 
 @dataclass(frozen=True)
 class Checked:
@@ -313,10 +319,11 @@ def assert_exactly_once(run: HarnessRun, test: str) -> Callable[..., Checked]:
         plan = app_plan(users, run.side_dir, Naming(extract), view)
         side = Side(run.kafka.cluster, run.side_dir, test, {}, {}, APP_LINKS)
         errors = [e for s in run.schedules for e in s.errors]
-        verdict = judge_side(test, APP_VARIANT, side, plan, run.faults, errors, [], run.started_at)
+        told = ScenarioText(test, " ".join(users.command) or "the test's own app", _story(users, view))
+        verdict = judge_side(told, APP_VARIANT, side, plan, run.faults, errors, [], run.started_at)
         breach = contract_breach(verdict)
-        story = _story(users, view) + (f"\n\nNo verdict: {breach}" if breach else "")
-        report = report_page.write(run.folder, story, " ".join(users.command) or "the test's own app")
+        story = told.story + (f"\n\nNo verdict: {breach}" if breach else "")
+        report = report_page.write(run.folder, story, told.title)
         if breach is not None:
             pytest.fail(f"{breach} (report: {report})", pytrace=False)
         if not verdict.passed:
@@ -376,11 +383,12 @@ def _story(users: UserApps, view: str) -> str:
 
 def _message(verdict: VariantVerdict, report: Path | None) -> str:
     """The findings as a failed assertion shows them: counts, example records, failed checks."""
-    sink = verdict.context.get("sink", {})
+    sink = verdict.record.sink
     counts = ", ".join(f"{verdict.count(name)} {name}" for name in SINK_FINDINGS)
+    outcome = side_outcome(verdict)
     lines = [
-        f"exactly-once broken: {counts}" if side_outcome(verdict) == "failed" else f"inconclusive: {counts}",
-        f"  {verdict.context['topics'][0]} -> {sink.get('output')}, output read {sink.get('view')}"
+        f"exactly-once broken: {counts}" if outcome == Outcome.FAILED else f"{outcome.value}: {counts}",
+        f"  {verdict.record.topics[0]} -> {sink.get('output')}, output read {sink.get('view')}"
         f" (as the other isolation level: {next((v for k, v in sink.items() if k.startswith('as_')), '?')})",
     ]
     for name in SINK_FINDINGS:

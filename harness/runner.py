@@ -19,14 +19,14 @@ import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 import pyarrow.parquet as pq
 
 from harness import stopping
-from harness.checker import anomalies, catalogue
+from harness.checker import anomalies
 from harness.checker.check import check
 from harness.cluster.kafka import OWN_LINK_LISTENERS, KafkaCluster
 from harness.faults import Faults, Schedule
@@ -37,7 +37,8 @@ from harness.report import page as report_page
 from harness.report.run_folder import ANOMALIES_FILE
 from harness.scenario import Scenario, Variant, side_workload
 from harness.verdict.document import PairVerdict, VariantVerdict
-from harness.verdict.judge import judge
+from harness.verdict.judge import judge, raised, untold
+from harness.verdict.record import SideRecord
 from harness.waits import Deadline
 from harness.workloads.base import Plan, Side
 
@@ -92,11 +93,21 @@ def _run_variant(
     with step(f"{scenario.id} {variant.name}: {', '.join(a.name for a in plan.autostart)} on {plan.main_topic}"):
         probe = _run_apps(cluster, plan, schedule)
     stalls = [stall.to_json() for stall in probe.stalls]
-    return judge_side(scenario.id, variant, side, plan, faults, schedule.errors, stalls, started_at)
+    text = ScenarioText(scenario.id, scenario.title, scenario.story)
+    return judge_side(text, variant, side, plan, faults, schedule.errors, stalls, started_at)
+
+
+@dataclass(frozen=True)
+class ScenarioText:
+    """What a side's record keeps of its scenario: the report reads its title and story there."""
+
+    id: str
+    title: str
+    story: str
 
 
 def judge_side(
-    scenario_id: str,
+    scenario: ScenarioText,
     variant: Variant,
     side: Side,
     plan: Plan,
@@ -108,7 +119,7 @@ def judge_side(
     """Read back, check and judge a side whose apps have finished and whose faults are healed:
     ``verdict.json`` and the anomalous records in its folder, and its containers' logs when it
     did not pass. ``stalls``: the LSO probe's, as JSON."""
-    cluster, run_dir = side.cluster, side.run_dir
+    cluster, run_dir, scenario_id = side.cluster, side.run_dir, scenario.id
     with step(f"{scenario_id} {variant.name}: read back {', '.join(plan.topics)} (both isolation levels)"):
         only = {plan.main_topic: variant.read_partitions} if variant.read_partitions else None
         reads = readback.read_back(
@@ -116,51 +127,55 @@ def judge_side(
         )
         if plan.sink is not None:
             plan.sink.collect(cluster)
-    unknown: list[str] = []  # what could not be told: the outcome is then inconclusive, never a violation
+    unknown: list[str] = []  # what could not be told: the outcome is then unknown, never a violation
     history: columns.History | None = None
     try:
         history = columns.load(plan.prefix_ledgers + [p for app in plan.apps for p in app.ledgers()], reads)
         result = check(history, anomalies.CheckOptions(view=variant.consumer_view, eos_pairs=plan.eos_pairs))
     except Exception as exc:  # a checker that raises tells nothing about the run
-        result = anomalies.CheckResult.unknown([d.name for d in catalogue.CATALOGUE if d.source == catalogue.HISTORY])
-        unknown.append(f"the checker raised {type(exc).__name__}: {exc}")
-        say(f"{scenario_id} {variant.name}: the checker raised {type(exc).__name__}: {exc} (outcome unknown)")
-    reports = [r for app in plan.apps for r in app.reports()]
-    context = {
-        "kafka_version": cluster.settings.kafka_version,
-        "broker_settings": variant.broker_settings,
-        "client_security": cluster.settings.client_security,
-        "acls": [asdict(grant) for grant in variant.acls],
-        "topics": plan.topics,
-        "topic_config": side.topic_config,
-        "consumer_view": variant.consumer_view,
-        "read_partitions": list(variant.read_partitions),
-        "eos_pairs": [list(pair) for pair in plan.eos_pairs],
-        "producer_config": plan.config,
-        "client": plan.client,
-        "client_version": plan.client_version,
-        "client_requested": plan.client_requested,
-        "client_package": plan.client_package,
-        "client_pin": variant.client,
-        # The releases the apps said they ran on (librdkafka's, kafka-clients'): one, normally.
-        "client_ran": sorted(
-            {r["client_version"] for r in reports if r.get("client_version") and r["app"] not in plan.helpers}
-        ),
-        "faults": faults.records(),
-        "fault_errors": fault_errors,
-        "run_dir": str(run_dir),
-        "workload": reports,
-        "read_committed_stalls": stalls,
-        "started_at": started_at,
-        "ended_at": time.time(),
-    }
+        result, why = untold(exc)
+        unknown.append(why)
+        say(f"{scenario_id} {variant.name}: {why} (outcome unknown)")
+    sink: dict[str, Any] = {}
     if plan.sink is not None:
         try:
-            context["sink"] = plan.sink.findings(history, MAX_EXAMPLES)
+            sink = plan.sink.findings(history, MAX_EXAMPLES)
         except Exception as exc:  # as the checker's: unknown, not a violation
-            unknown.append(f"the {type(plan.sink).__name__} check raised {type(exc).__name__}: {exc}")
-    context["unknown"] = unknown
-    verdict = judge(scenario_id, variant.name, result, variant.expect, context, variant.checks)
+            unknown.append(raised(f"the {type(plan.sink).__name__} check", exc))
+    reports = [r for app in plan.apps for r in app.reports()]
+    record = SideRecord(
+        title=scenario.title,
+        story=scenario.story,
+        kafka_version=cluster.settings.kafka_version,
+        broker_settings=variant.broker_settings,
+        client_security=cluster.settings.client_security,
+        acls=[asdict(grant) for grant in variant.acls],
+        topics=plan.topics,
+        topic_config=side.topic_config,
+        consumer_view=variant.consumer_view,
+        read_partitions=list(variant.read_partitions),
+        eos_pairs=[list(pair) for pair in plan.eos_pairs],
+        producer_config=plan.config,
+        client=plan.client,
+        client_version=plan.client_version,
+        client_requested=plan.client_requested,
+        client_package=plan.client_package,
+        client_pin=variant.client,
+        # The releases the apps said they ran on (librdkafka's, kafka-clients'): one, normally.
+        client_ran=sorted(
+            {r["client_version"] for r in reports if r.get("client_version") and r["app"] not in plan.helpers}
+        ),
+        faults=faults.records(),
+        fault_errors=fault_errors,
+        run_dir=str(run_dir),
+        workload=reports,
+        read_committed_stalls=stalls,
+        started_at=started_at,
+        ended_at=time.time(),
+        sink=sink,
+        unknown=unknown,
+    )
+    verdict = judge(scenario_id, variant.name, result, variant.expect, record, variant.checks)
     (run_dir / "verdict.json").write_text(json.dumps(verdict.to_json(), indent=2))
     pq.write_table(result.anomalous_records(), run_dir / ANOMALIES_FILE)
     if not verdict.passed:

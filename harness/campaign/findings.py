@@ -21,9 +21,10 @@ from typing import Any
 import plotly.graph_objects as go
 
 from harness.campaign import signature, triage
-from harness.explore.trial import ERROR, FAILED, RUN
+from harness.explore.trial import ERROR, RUN
 from harness.report import figures
 from harness.report import page as report_page
+from harness.verdict.outcome import Outcome
 
 FINDINGS_JSON, FINDINGS_HTML = "findings.json", "findings.html"
 
@@ -81,7 +82,7 @@ def rows(folder: Path, doc: dict[str, Any], known: list[triage.KnownIssue] | Non
     known = triage.catalogue() if known is None else known
     by_signature: dict[signature.Signature, Row] = {}
     for run in doc["runs"]:
-        if run["outcome"] not in (FAILED, ERROR):  # a run that could not run may be the harness's own defect
+        if run["outcome"] not in (Outcome.FAILED, ERROR):  # a run that could not run may be the harness's own defect
             continue
         if not (folder / run["folder"] / RUN).exists():  # removed by hand since: nothing left to read
             continue
@@ -164,11 +165,11 @@ def write(folder: Path, doc: dict[str, Any]) -> Path:
 
 
 def _rate(outcomes: Counter[str] | None) -> float | None:
-    return outcomes[FAILED] / sum(outcomes.values()) if outcomes else None
+    return outcomes[Outcome.FAILED] / sum(outcomes.values()) if outcomes else None
 
 
 def _text(outcomes: Counter[str] | None) -> str:
-    return f"{outcomes[FAILED]}/{sum(outcomes.values())}" if outcomes else ""
+    return f"{outcomes[Outcome.FAILED]}/{sum(outcomes.values())}" if outcomes else ""
 
 
 def _newest(folder: Path, pattern: str) -> str:

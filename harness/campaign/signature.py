@@ -26,6 +26,8 @@ from typing import Any
 
 from harness.checker import catalogue
 from harness.explore import trial
+from harness.verdict.document import JUDGED_KEYS
+from harness.verdict.record import SideRecord
 
 DATA, STOPPED, BOTH = "data went wrong", "an app stopped", "data went wrong; an app stopped"
 CRASHED, NOT_RUN, CLIENT_ONLY = "an app crashed", "could not run", "a client stalled or was refused"
@@ -75,11 +77,12 @@ def of_run(folder: Path) -> Failure:
     info = json.loads((folder / trial.RUN).read_text())
     verdict_file = folder / trial.SIDE / "verdict.json"
     verdict = json.loads(verdict_file.read_text()) if verdict_file.exists() else {}
+    record = SideRecord.from_json({k: v for k, v in verdict.items() if k not in JUDGED_KEYS})
     subject = info.get("subject", {})
-    kafka = verdict.get("kafka_version") or subject.get("kafka_version") or "?"
-    ran = verdict.get("client_ran") or [verdict.get("client_version", "")]
+    kafka = record.kafka_version or subject.get("kafka_version") or "?"
+    ran = record.client_ran or [record.client_version]
     if verdict:
-        client = f"{verdict.get('client') or '?'} {ran[0] if ran else ''}".strip()
+        client = f"{record.client or '?'} {ran[0] if ran else ''}".strip()
     else:  # the side never ran: the client as asked for (its package's release, not librdkafka's)
         client = f"{subject.get('client', '').replace('==', ' ') or 'own client'} (asked)"
     roles = frozenset(step["target"]["role"] for step in _steps(folder))
@@ -88,12 +91,13 @@ def of_run(folder: Path) -> Failure:
             folder, Signature(NOT_RUN, (), (_first_words(info["reasons"]),), kafka, client), frozenset(), roles
         )
     counts = {k: n for k, n in verdict.get("counts", {}).items() if n}
-    stops = _stops(verdict.get("workload", []))
-    crashed = any(trial.crashed(r) for r in verdict.get("workload", []))
+    stops = _stops(record.workload)
+    crashed = any(trial.crashed(r) for r in record.workload)
     stopped = bool(stops) or any(name in _STOPPING for name in counts)
-    named = {"eos_missing": UNREACHED if stopped else "eos_missing", "read_committed_stall": _stall(verdict)}
+    named = {"eos_missing": UNREACHED if stopped else "eos_missing", "read_committed_stall": _stall(record)}
     data = sorted(named.get(name, name) for name in counts if name not in _STOPPING)
-    data += [f"check: {c['name']}" for c in verdict.get("checks", []) if not c.get("ok", True)]
+    # A check that could not tell is no effect seen (the run failed for another reason).
+    data += [f"check: {c['name']}" for c in verdict.get("checks", []) if not c.get("ok", True) and not c.get("unknown")]
     # What the readers saw of the data; a client's own observation (a read_committed reader
     # stalled behind an open transaction) is listed but is not data gone wrong.
     wrong = [name for name in data if name in catalogue.BY_NAME and catalogue.BY_NAME[name].source != catalogue.CLIENT]
@@ -103,20 +107,17 @@ def of_run(folder: Path) -> Failure:
         effect = BOTH if wrong else STOPPED
     else:
         effect = DATA if wrong else CLIENT_ONLY if counts else CHECK
-    apis = frozenset(
-        f["params"]["api"] for f in verdict.get("faults", []) if f.get("params", {}).get("api") and f.get("matched")
-    )
+    apis = frozenset(f["params"]["api"] for f in record.faults if f.get("params", {}).get("api") and f.get("matched"))
     return Failure(folder, Signature(effect, tuple(data), tuple(sorted(stops)), kafka, client), apis, roles)
 
 
-def _stall(verdict: dict[str, Any]) -> str:
+def _stall(record: SideRecord) -> str:
     """``read_committed_stall``, or ``read_committed_stall (past the transaction timeout)`` when the
     longest stall outlasted it by more than ``_STALL_MARGIN_S``: until then an open transaction whose
     producer stopped holds the last stable offset by design (its coordinator aborts it at the
     timeout); past it, a transaction hangs."""
-    config = verdict.get("producer_config") or {}
-    timeout_s = float(config.get("transaction.timeout.ms", _TRANSACTION_TIMEOUT_MS)) / 1000
-    longest = max((float(s.get("seconds", 0)) for s in verdict.get("read_committed_stalls", [])), default=0.0)
+    timeout_s = float(record.producer_config.get("transaction.timeout.ms", _TRANSACTION_TIMEOUT_MS)) / 1000
+    longest = max((float(s.get("seconds", 0)) for s in record.read_committed_stalls), default=0.0)
     return f"{STALL} (past the transaction timeout)" if longest > timeout_s + _STALL_MARGIN_S else STALL
 
 

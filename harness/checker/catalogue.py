@@ -8,9 +8,9 @@ Three sources:
   (``harness.checker.anomalies``) and the Spark engine's function of the same name
   (``harness.checker.spark.anomalies``), which gives the same JSON;
 - **client**: what an app process went through (its last report) or what the LSO probe
-  saw during the run (``harness.checker.client``), counted from the side's context;
+  saw during the run (``harness.checker.client``), counted from the side's record;
 - **sink**: effects a workload left outside the ledgers (database rows, a Spark job's
-  output), counted per input (``harness.checker.sinks``) into the context's ``sink``.
+  output), counted per input (``harness.checker.sinks``) into the record's ``sink``.
 
 A scenario's expectations, the verdict's ``counts``, docs/findings.md's table and
 ``kafka-harness findings`` all come from ``CATALOGUE``.
@@ -33,7 +33,7 @@ class Definition:
     source: str  # HISTORY, CLIENT or SINK
     meaning: str  # one sentence, as docs/findings.md's table shows it
     # HISTORY: the numpy engine's function of its context returning {name: Finding} (one function
-    # may find two related anomalies); CLIENT and SINK: a count from the side's context.
+    # may find two related anomalies); CLIENT and SINK: a count from the side's record.
     finds: Callable[..., Any]
     # HISTORY only: relative cost, so the numpy engine starts the longest first.
     cost: int = 0
@@ -42,9 +42,9 @@ class Definition:
     spark: str = ""
 
 
-def _sink(name: str) -> Callable[[dict[str, Any]], int]:
-    def count(context: dict[str, Any]) -> int:
-        return int(context.get("sink", {}).get(name, {}).get("count", 0))
+def _sink(name: str) -> Callable[[client.Recorded], int]:
+    def count(record: client.Recorded) -> int:
+        return int(record.sink.get(name, {}).get("count", 0))
 
     return count
 
@@ -230,9 +230,9 @@ NAMES = tuple(BY_NAME)
 ANOMALIES = tuple(d.name for d in CATALOGUE if d.source == HISTORY)
 
 
-def context_counts(context: dict[str, Any]) -> dict[str, int]:
-    """Counts of every client and sink finding, from a side's context."""
-    return {d.name: d.finds(context) for d in CATALOGUE if d.source != HISTORY}
+def record_counts(record: client.Recorded) -> dict[str, int]:
+    """Counts of every client and sink finding, from a side's record."""
+    return {d.name: d.finds(record) for d in CATALOGUE if d.source != HISTORY}
 
 
 def markdown_table() -> str:

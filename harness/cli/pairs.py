@@ -1,8 +1,9 @@
 """``kafka-harness run``, ``check`` and ``report``: scenario pairs run on a fresh cluster, a
 saved run checked again, and the index over a runs directory; their verdicts as text or JSON.
 
-Exit status of ``run`` and ``check``: 0 a pair passed or was reported, 1 a guarantee was
-violated, 3 a pair was inconclusive.
+Exit status of ``run`` and ``check``: the outcome's (``Outcome.exit_code``: 0 passed or reported, 1
+a guarantee violated, 3 inconclusive or unknown); over several pairs, of their outcomes combined
+(a violation wins, then unknown: ``Outcome.worst``).
 """
 
 from __future__ import annotations
@@ -18,12 +19,11 @@ from harness.errors import HarnessError
 from harness.jvm import java_clients
 from harness.progress import say
 from harness.scenario import on_client
-from harness.verdict.document import PairVerdict
+from harness.verdict.document import PairVerdict, side_outcome
+from harness.verdict.outcome import Outcome
 from harness.verdict.summary import pair_summary, stability_table
 from harness.workloads import librdkafka_versions
 from harness.workloads.clients import ClientSpec
-
-EXIT = {"passed": 0, "reported": 0, "failed": 1, "inconclusive": 3}
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -76,7 +76,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         say(f"repeat: {repeat.path} (kafka-harness report shows its stability and spread)")
     if args.junit:
         say(f"junit: {junit.write(junit.pairs(pairs), Path(args.junit))}")
-    return max(EXIT[p.outcome] for p in pairs)
+    return Outcome.worst(p.outcome for p in pairs).exit_code
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -85,9 +85,10 @@ def cmd_check(args: argparse.Namespace) -> int:
     verdict = recheck(Path(args.run_dir), args.engine, args.master)
     if isinstance(verdict, PairVerdict):
         print(json.dumps(verdict.to_json(), indent=2) if args.json else pair_summary(verdict), flush=True)
-        return EXIT[verdict.outcome]
-    print(json.dumps(verdict.to_json(), indent=2) if args.json else "\n".join(verdict.reasons) or "passed")
-    return 0 if verdict.passed else 1
+        return verdict.outcome.exit_code
+    outcome = side_outcome(verdict)
+    print(json.dumps(verdict.to_json(), indent=2) if args.json else "\n".join([outcome.upper(), *verdict.reasons]))
+    return outcome.exit_code
 
 
 def cmd_report(args: argparse.Namespace) -> int:

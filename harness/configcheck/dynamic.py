@@ -10,6 +10,8 @@ consumer settings in place of the scenario's. Each pair becomes one row per vers
   configuration or could not start transactions, or fewer than half of the records the
   scenario means to send were acknowledged (``MIN_ACKED_SHARE``: the app gave up, crashed
   or stalled); nothing forbidden was seen, but nothing was shown to hold either;
+- **unknown**: a side's checker raised or a check could not tell (the pair's ``Outcome.UNKNOWN``):
+  a violation may be there unseen;
 - **inconclusive**: the control did not show its anomaly, or a fault step failed: the
   fault did not bite, so a clean guarantee proves nothing;
 - **held**: the guarantee was clean and the control showed its anomaly.
@@ -19,7 +21,8 @@ for: the bug's pair with its guarantee on the user's versions and its control on
 release (``bugs.on_user_versions``), every side on a cluster of its own with the harness's
 settings (the user's files are not applied, only their versions). It is **held** when the pair
 passes (the user's versions are clear of the bug the control shows), **violated** when the
-guarantee fails as the control does, and **inconclusive** when the control shows nothing.
+guarantee fails as the control does, **unknown** when a side could not be told, and
+**inconclusive** when the control shows nothing.
 """
 
 from __future__ import annotations
@@ -38,13 +41,14 @@ from harness.progress import say
 from harness.scenario import Scenario
 from harness.settings import Settings
 from harness.verdict.document import FORBIDDEN, PairVerdict
+from harness.verdict.outcome import Outcome
 from harness.versions import kafka as kafka_release
 from harness.workloads.clients import ClientSpec
 from harness.workloads.producer import ProducerWorkload
 from harness.workloads.spark import SparkWorkload
 
 DEFAULT_SCENARIOS = ("A1", "A3", "B3")
-OUTCOMES = ("held", "violated", "unavailable", "inconclusive")
+OUTCOMES = ("held", "violated", "unavailable", "unknown", "inconclusive")
 MIN_ACKED_SHARE = 0.5
 
 # Client findings that mean the producer never got going, not that a guarantee broke.
@@ -98,15 +102,17 @@ def fault_of(s: Scenario) -> str:
 
 
 def row(pair: PairVerdict, s: Scenario, version: str, producer: str) -> Row:
-    """The pair's outcome, first match of violated, unavailable, inconclusive, held: a
+    """The pair's outcome, first match of violated, unavailable, unknown, inconclusive, held: a
     forbidden anomaly counts however badly the producer did, and a producer that could not
-    deliver makes a clean result meaningless even when the control showed its anomaly."""
+    deliver makes a clean result meaningless even when the control showed its anomaly (but a
+    checker that raised counted nothing, so its sides are unknown before their counts say
+    unavailable)."""
     g, c = pair.guarantee, pair.control
     counts = {side.variant: {a: side.count(a) for a in side.expect} for side in (c, g)}
     broken = [a for a, rule in g.expect.items() if rule == FORBIDDEN and a not in _STARTUP_FINDINGS and g.count(a)]
     stats = g.result.stats
     planned = s.workload.count if isinstance(s.workload, ProducerWorkload) else stats["sent"]
-    setup = [r["setup_error"] for r in g.context.get("workload", []) if "setup_error" in r]
+    setup = [r["setup_error"] for r in g.record.workload if "setup_error" in r]
     example = None
     if broken:
         a = broken[0]
@@ -117,17 +123,19 @@ def row(pair: PairVerdict, s: Scenario, version: str, producer: str) -> Row:
         e = setup[0]
         kind = "refused the configuration" if e["config"] else f"failed at {e['stage']}"
         outcome, reason = "unavailable", f"the client {kind}: {e['error']}: {e['message']}"
+    elif pair.outcome == Outcome.UNKNOWN:
+        outcome, reason = "unknown", "; ".join(c.reasons + g.reasons)
     elif stats["acknowledged"] < MIN_ACKED_SHARE * planned:
-        stopped = [f"{r['app']} exited {r.get('exit')}" for r in g.context.get("workload", []) if "outcomes" not in r]
+        stopped = [f"{r['app']} exited {r.get('exit')}" for r in g.record.workload if "outcomes" not in r]
         outcome = "unavailable"
         reason = f"only {stats['acknowledged']} of {planned} records acknowledged ({stats['sent']} sent)"
         reason += "".join(f"; {x} before finishing" for x in stopped)
-    elif pair.outcome == "inconclusive" or not g.passed:
-        errors = [*c.context.get("fault_errors", []), *g.context.get("fault_errors", [])]
+    elif pair.outcome == Outcome.INCONCLUSIVE or not g.passed:
+        errors = [*c.record.fault_errors, *g.record.fault_errors]
         outcome, reason = "inconclusive", "; ".join(errors or c.reasons or g.reasons)
     else:
         outcome, reason = "held", ", ".join(f"{n} {a} in the control" for a, n in counts["control"].items() if n)
-    run_dir = str(g.context.get("run_dir", ""))
+    run_dir = g.record.run_dir
     return Row(s.id, s.title, fault_of(s), version, outcome, reason, counts, example, run_dir, producer)
 
 
@@ -136,20 +144,22 @@ def bug_row(pair: PairVerdict, bug: bugs.Bug, s: Scenario, version: str) -> Row:
     g, c = pair.guarantee, pair.control
     counts = {side.variant: {a: side.count(a) for a in side.expect} for side in (c, g)}
     example = None
-    if pair.outcome == "passed":
+    if pair.outcome == Outcome.PASSED:
         outcome = "held"
         reason = "clear of the bug the control shows: " + ", ".join(
             f"{n} {a}" for a, n in counts["control"].items() if n
         )
-    elif pair.outcome == "failed":
+    elif pair.outcome == Outcome.FAILED:
         outcome, reason = "violated", "; ".join(g.reasons)
         broken = [a for a, rule in g.expect.items() if rule == FORBIDDEN and g.count(a)]
         found = g.result.anomalies.get(broken[0]) if broken else None
         example = found.examples[0] if found and found.examples else None
+    elif pair.outcome == Outcome.UNKNOWN:
+        outcome, reason = "unknown", "; ".join(c.reasons + g.reasons)
     else:
         outcome, reason = "inconclusive", "; ".join(c.reasons or g.reasons)
     producer = f"the pair's own, on your versions (not your files): {bug.id}"
-    run_dir = str(g.context.get("run_dir", ""))
+    run_dir = g.record.run_dir
     return Row(s.id, s.title, fault_of(s), version, outcome, reason, counts, example, run_dir, producer, bug.rule)
 
 

@@ -1,6 +1,6 @@
 """``verify-config --junit``: a suite of static findings (an error fails; a warning or info passes,
 its text in ``system-out``; a rule that lacked its file or its versions is skipped) and a suite of
-dynamic rows. A *violated* row fails. *Unavailable* and *inconclusive* rows are **skipped** with
+dynamic rows. A *violated* row fails. *Unavailable*, *unknown* and *inconclusive* rows are **skipped** with
 their reason: they prove nothing either way, and the command exits 0 for them, so the file's
 failures are exactly what makes ``verify-config`` exit 1. Built with ``harness.report.junit``'s
 common form.
@@ -43,7 +43,7 @@ def tree(report: Report) -> ET.ElementTree:
             detail = f"{row.title}\nfault: {row.fault}\nproducer: {row.producer}\nreport: {page}"
             if row.outcome == "violated":
                 junit.add_text(case, "failure", f"{detail}\ne.g. {row.example}", message=row.reason, type="violated")
-            elif row.outcome in ("unavailable", "inconclusive"):
+            elif row.outcome in ("unavailable", "unknown", "inconclusive"):
                 ET.SubElement(case, "skipped", message=f"{row.outcome}: {row.reason}")
             junit.add_text(case, "system-out", f"{row.outcome}: {row.reason}\n{detail}")
     return junit.counted(root)

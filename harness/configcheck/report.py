@@ -5,7 +5,7 @@ The report is made of sections of ``Finding``s: ``static``, the rules of
 ``harness.configcheck.bugs`` over the versions given. Unless ``--static-only``, the ``dynamic``
 part (``harness.configcheck.dynamic``) runs the files' settings in scenario pairs on a cluster
 of their own per Kafka version and adds one row per scenario and version: held, violated,
-unavailable or inconclusive; and one per bug rule that fired and version it holds for, its
+unavailable, unknown or inconclusive; and one per bug rule that fired and version it holds for, its
 pair run with the guarantee on the user's versions.
 
 Exit status: 0 when no finding is an error and no dynamic row is violated, 1 otherwise

@@ -34,6 +34,7 @@ from harness.explore.replay import Kept, replay
 from harness.progress import say
 from harness.settings import DEFAULT_KAFKA_VERSION, OLDEST_KAFKA_VERSION, Settings
 from harness.verdict.document import FORBIDDEN
+from harness.verdict.outcome import Outcome
 from harness.workloads import clients, librdkafka_versions
 
 # What can be bisected, and the oldest release of each the harness runs.
@@ -75,7 +76,7 @@ class Point:
 
     @property
     def failed(self) -> int:
-        return self.outcomes.count(trial.FAILED)
+        return self.outcomes.count(Outcome.FAILED)
 
     @property
     def affected(self) -> bool:
@@ -83,7 +84,7 @@ class Point:
 
     @property
     def judged(self) -> bool:
-        return any(o in (trial.FAILED, trial.PASSED) for o in self.outcomes)
+        return any(o in (Outcome.FAILED, Outcome.PASSED) for o in self.outcomes)
 
     def row(self) -> dict[str, Any]:
         return {

@@ -13,17 +13,24 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from harness.explore import subject as subjects
-from harness.explore.trial import ERROR, FAILED, INCONCLUSIVE, PASSED
+from harness.explore.trial import ERROR
 from harness.report import figures
 from harness.report import page as report_page
+from harness.verdict.outcome import Outcome
 
 INDEX = "index.html"
-_OUTCOME_COLOURS = {FAILED: "#c62828", PASSED: "#2e7d32", INCONCLUSIVE: "#ef8f00", ERROR: "#6a1b9a"}
+_OUTCOME_COLOURS = {
+    Outcome.FAILED: "#c62828",
+    Outcome.PASSED: "#2e7d32",
+    Outcome.UNKNOWN: "#ad1457",
+    Outcome.INCONCLUSIVE: "#ef8f00",
+    ERROR: "#6a1b9a",
+}
 
 
 def rows(doc: dict[str, Any]) -> list[dict[str, Any]]:
     """The runs in the order the page lists them: failing first, then by run number."""
-    return sorted(doc["trials"], key=lambda t: (t["outcome"] != FAILED, t["run"]))
+    return sorted(doc["trials"], key=lambda t: (t["outcome"] != Outcome.FAILED, t["run"]))
 
 
 def outcomes_by(doc: dict[str, Any], key: str) -> dict[str, Counter[str]]:
@@ -67,7 +74,7 @@ def write(folder: Path, doc: dict[str, Any]) -> Path:
         subject=str(subjects.Subject.from_json(doc["subject"])),
         trials=doc["trials"],
         rows=listed,
-        failures=sum(t["outcome"] == FAILED for t in doc["trials"]),
+        failures=sum(t["outcome"] == Outcome.FAILED for t in doc["trials"]),
         figure=figures.fragment(fig, "explore-outcomes") if fig else "",
         plotly_js=figures.plotly_js() if fig else "",
         made=time.strftime("%Y-%m-%d %H:%M:%S"),

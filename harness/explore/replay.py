@@ -21,6 +21,7 @@ from harness.explore.subject import Subject
 from harness.faults.serial import ScheduleError
 from harness.progress import say
 from harness.settings import Settings
+from harness.verdict.outcome import Outcome
 
 
 @dataclass(frozen=True)
@@ -96,7 +97,7 @@ def shrink_run(
 ) -> Shrunk:
     if budget < 1:
         raise HarnessError(f"--budget must be 1 or more, not {budget}")
-    if kept.info.get("outcome") != trial.FAILED:
+    if kept.info.get("outcome") != Outcome.FAILED:
         raise HarnessError(f"{kept.folder} did not fail (its outcome: {kept.info.get('outcome')}): nothing to shrink")
     scenario, variant = kept.subject.scenario(), kept.subject.guarantee()
     folder = _stamped(kept.folder, "shrink")

@@ -1,12 +1,14 @@
 """One run of a side under one schedule document: run it, say whether it failed, and keep what
 that calls for.
 
-A run **fails** when the side does not pass for another reason than a fault step that did not
-happen (its expectations or checks, judged by ``harness.verdict.judge`` as ever), or when its
-apps report an error the pair does not allow: a client stuck past its own timeout, an app
+A run's outcome is an ``Outcome`` (or ``ERROR``: the side could not run). A run **fails** when
+the side does not pass for another reason than a fault step that did not happen or what could
+not be told (its expectations or checks, judged by ``harness.verdict.judge`` as ever), or when
+its apps report an error the pair does not allow: a client stuck past its own timeout, an app
 stopped by a fatal error (fenced included), a transaction log that refused it, a refused
 configuration (``APP_ERRORS``, unless the side's expectations name them), or an app that
-crashed. A run whose only reasons are fault steps that did not happen is **inconclusive**.
+crashed. Else a run whose checker raised or whose check could not tell is **unknown**, and one
+whose only reasons are fault steps that did not happen is **inconclusive**.
 
 A failing run keeps its whole folder, with ``report.html``; any other keeps ``schedule.json``,
 ``run.json`` and its side's ``verdict.json``, nothing else (about 20 KB).
@@ -30,10 +32,12 @@ from harness.faults import serial
 from harness.report import page as report_page
 from harness.runner import run_variant
 from harness.scenario import Scenario, Variant
-from harness.verdict.document import FAULT_ERROR, VariantVerdict
+from harness.verdict.document import FAULT_ERROR, UNKNOWN, VariantVerdict
+from harness.verdict.judge import check_reason
+from harness.verdict.outcome import Outcome
 from harness.workloads.apps.transactions import FENCED_EXIT, STUCK_EXIT
 
-FAILED, PASSED, INCONCLUSIVE, ERROR = "failed", "passed", "inconclusive", "error"
+ERROR = "error"  # the side could not run: there is no verdict, so no Outcome
 SCHEDULE, RUN = "schedule.json", "run.json"
 SIDE = "guarantee"
 # Client findings that are errors a pair allows only by naming them in its expectations.
@@ -45,7 +49,7 @@ _KEPT = ("verdict.json",)  # what a side's folder keeps of a run that did not fa
 @dataclass
 class Trial:
     folder: Path
-    outcome: str
+    outcome: str  # an Outcome's value, or ERROR
     reasons: list[str]
     counts: dict[str, int]  # the side's non-zero finding counts
     wall_s: float  # the whole run: plan, apps, read-back, check, judge, trimming
@@ -56,7 +60,7 @@ class Trial:
 
     @property
     def failed(self) -> bool:
-        return self.outcome == FAILED
+        return self.outcome == Outcome.FAILED
 
     @property
     def overhead_s(self) -> float:
@@ -107,7 +111,7 @@ def run(
         outcome, reasons = judged(verdict)
         counts = {name: n for name in catalogue.NAMES if (n := verdict.count(name))}
         trial = Trial(folder, outcome, reasons, counts, 0.0, _workload_s(verdict), {**label, "fired": fired(verdict)})
-        _delete_topics(cluster, verdict.context.get("topics", []))
+        _delete_topics(cluster, verdict.record.topics)
     if trial.failed:
         report_page.write(folder, scenario.story)
     else:
@@ -118,19 +122,23 @@ def run(
     return trial
 
 
-def judged(verdict: VariantVerdict) -> tuple[str, list[str]]:
+def judged(verdict: VariantVerdict) -> tuple[Outcome, list[str]]:
     """The run's outcome and why, from the side's verdict (see the module's doc)."""
     not_run = [r for r in verdict.reasons if r.startswith(FAULT_ERROR)]
-    reasons = [r for r in verdict.reasons if not r.startswith(FAULT_ERROR)]
+    untold = [r for r in verdict.reasons if r.startswith(UNKNOWN)]
+    untold += [check_reason(c) for c in verdict.checks if c.get("unknown")]
+    reasons = [r for r in verdict.reasons if r not in not_run and r not in untold]
     for name in APP_ERRORS:
         if name not in verdict.expect and verdict.count(name):
             reasons.append(f"{verdict.count(name)} {name}: {catalogue.BY_NAME[name].meaning}{_said(verdict, name)}")
-    for report in verdict.context.get("workload", []):
+    for report in verdict.record.workload:
         if crashed(report):
             reasons.append(f"{report['app']}#{report['incarnation']} crashed: exit status {report['exit']}")
     if reasons:
-        return FAILED, reasons
-    return (INCONCLUSIVE, not_run) if not_run else (PASSED, [])
+        return Outcome.FAILED, reasons
+    if untold:
+        return Outcome.UNKNOWN, untold
+    return (Outcome.INCONCLUSIVE, not_run) if not_run else (Outcome.PASSED, [])
 
 
 def crashed(report: dict[str, Any]) -> bool:
@@ -146,7 +154,7 @@ def _said(verdict: VariantVerdict, finding: str) -> str:
     """What the apps said of an app error, as ``; app#n: what``: the error that stopped them, or
     the call that outlived its timeout."""
     said = []
-    for r in verdict.context.get("workload", []):
+    for r in verdict.record.workload:
         who = f"{r['app']}#{r['incarnation']}"
         if finding == "app_fenced" and isinstance(r.get("fenced"), dict):
             said.append(f"{who}: {r['fenced'].get('error', '')} {r['fenced'].get('message', '')}".rstrip())
@@ -159,9 +167,9 @@ def _said(verdict: VariantVerdict, finding: str) -> str:
 def fired(verdict: VariantVerdict) -> list[str]:
     """Each fault as it happened: its role resolved (brokers, or the app), when it fired and healed,
     in seconds since the side started (as on its report's timeline)."""
-    t0 = verdict.context.get("started_at", 0.0)
+    t0 = verdict.record.started_at or 0.0
     lines = []
-    for f in verdict.context.get("faults", []):
+    for f in verdict.record.faults:
         where = f" -> brokers {f['brokers']}" if f["brokers"] else ""
         healed = f", healed at {f['healed_at'] - t0:.1f} s" if f.get("healed_at") and not f["instant"] else ""
         lines.append(f"{f['fault']} of {f['target']}{where} at {f['injected_at'] - t0:.1f} s{healed}")
@@ -169,10 +177,10 @@ def fired(verdict: VariantVerdict) -> list[str]:
 
 
 def _workload_s(verdict: VariantVerdict) -> float:
-    lives = verdict.context.get("workload", [])
+    lives = verdict.record.workload
     starts = [r["started_at"] for r in lives if r.get("started_at")]
     ends = [r["ended_at"] for r in lives if r.get("ended_at")]
-    ends += [f["healed_at"] for f in verdict.context.get("faults", []) if f.get("healed_at")]
+    ends += [f["healed_at"] for f in verdict.record.faults if f.get("healed_at")]
     return max(ends) - min(starts) if starts and ends else 0.0
 
 

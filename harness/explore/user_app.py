@@ -25,6 +25,7 @@ from harness.cluster.kafka import KafkaCluster
 from harness.errors import HarnessError
 from harness.explore import draw, words
 from harness.explore.targets import TRANSFORMING, Reach, broker_roles
+from harness.explore.trial import ERROR
 from harness.faults import INPUT, OUTPUT, App, Topic, TransactionalId, serial
 from harness.faults.kinds.base import DrawContext
 from harness.progress import say
@@ -36,6 +37,7 @@ from harness.userapps.contract import ContractError
 from harness.userapps.output import OutputAtLeast
 from harness.userapps.workload import APP_LINKS, UserAppWorkload
 from harness.verdict.document import side_outcome
+from harness.verdict.outcome import Outcome
 
 # What a user's app is assumed to run with, as nothing tells the harness: the clients'
 # defaults (librdkafka and Java agree on these three).
@@ -110,6 +112,7 @@ def explore(
             said = "; ".join(words.step_lines(doc))
             say(f"check-app --explore: run {n} of {runs}: {said}")
             story = f"Run {n} of seed {seed}: {said}."
+            outcome: str  # an Outcome, or ERROR
             try:
                 verdict = check_app.check(
                     cluster,
@@ -123,16 +126,16 @@ def explore(
                 outcome = side_outcome(verdict)
                 why = "; ".join(verdict.reasons)
             except ContractError as exc:
-                outcome, why = "error", str(exc)
+                outcome, why = ERROR, str(exc)
             (run_dir / "run.json").write_text(json.dumps({"run": n, "outcome": outcome, "why": why, "steps": said}))
             print(f"run {n:>3}  {outcome:<12} {said}" + (f"  ({why})" if why else ""), flush=True)
-            ran, unproven = ran + 1, unproven + (outcome == "inconclusive")
-            if outcome in ("failed", "error"):
+            ran, unproven = ran + 1, unproven + (outcome in (Outcome.INCONCLUSIVE, Outcome.UNKNOWN))
+            if outcome in (Outcome.FAILED, ERROR):
                 failing.append((n, run_dir))
                 if stop_on_failure:
                     break
-    # An inconclusive run proved nothing (e.g. no fault hit the app with work in hand): said apart.
-    print(f"{len(failing)} of {ran} runs failed, {unproven} inconclusive · runs: {folder}", flush=True)
+    # An inconclusive or unknown run proved nothing (e.g. no fault hit the app with work in hand): said apart.
+    print(f"{len(failing)} of {ran} runs failed, {unproven} inconclusive or unknown · runs: {folder}", flush=True)
     for n, run_dir in failing:
         print(f"  again: {_again(request, apps[n - 1], run_dir)}", flush=True)
     if failing:

@@ -25,8 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from harness.report import figures, page
-from harness.report.run_folder import APP_SIDE, FOLDER_NAME, SIDES
+from harness.report.run_folder import APP_SIDE, FOLDER_NAME, INCOMPLETE, SIDES
 from harness.verdict.document import ONE_OF, REQUIRED, PairVerdict, VariantVerdict, side_outcome
+from harness.verdict.outcome import Outcome
 from harness.verdict.summary import stability_table
 
 INDEX = "index.html"
@@ -60,7 +61,7 @@ class Run:
     scenario: str
     title: str
     started: str
-    outcome: str
+    outcome: Outcome | str  # or INCOMPLETE
     kafka: list[str]
     client: str
     counts: dict[str, dict[str, int]]  # side -> anomaly -> count, non-zero only
@@ -93,16 +94,17 @@ def _read_run(folder: Path) -> Run:
         except (OSError, ValueError):
             continue
     counts = {s["variant"]: {a: n for a, n in s.get("counts", {}).items() if n} for s in sides}
-    alone = [VariantVerdict.from_json(s) for s in sides if (folder / APP_SIDE).is_dir()]
-    outcome = pair.outcome if pair else side_outcome(alone[0]) if alone else "incomplete"
+    verdicts = [VariantVerdict.from_json(s) for s in sides]
+    alone = verdicts if (folder / APP_SIDE).is_dir() else []
+    outcome = pair.outcome if pair else side_outcome(alone[0]) if alone else INCOMPLETE
     return Run(
         folder,
         pair.scenario if pair else (name["scenario"] if name else folder.name),
-        pair.title if pair else "",
+        pair.title if pair else next((v.record.title for v in verdicts if v.record.title), ""),
         started,
         outcome,
-        sorted({s.get("kafka_version", "?") for s in sides}),
-        next((s["client"] for s in sides if s.get("client")), page.DEFAULT_CLIENT),
+        sorted({v.record.kafka_version or "?" for v in verdicts}),
+        next((v.record.client for v in verdicts if v.record.client), page.DEFAULT_CLIENT),
         counts,
         pair,
     )

@@ -6,14 +6,16 @@ is ``harness.configcheck.junit``, on these builders.
 
 - **run**: a suite per pair, a case per side. A guarantee that did not hold fails with its
   reasons; a control that did not show its anomaly fails, saying the pair is inconclusive
-  (or failed). A research pair claims nothing: its sides fail only by a check that says the
-  run did not do what the research needs; their findings are in
-  ``system-out``. Every case's ``system-out`` has its expected-against-observed lines and
-  the pair's ``report.html``.
+  (or failed); a side that could not be told (its checker raised) fails saying so, its
+  ``type`` the pair's outcome (``unknown``, unless the guarantee was violated). A research
+  pair claims nothing: its sides fail only by a check that says the run did not do what the
+  research needs; their findings are in ``system-out``. Every case's ``system-out`` has its
+  expected-against-observed lines and the pair's ``report.html``.
 - **check-app**: a suite with one case, the user's app: it fails with its reasons when it broke
-  exactly-once or a check (``type="violated"``) or a fault did not happen as written
-  (``type="inconclusive"``); an app that breaks the harness's contract (crashed on start, never
-  read, outputs naming no input) is an ``error`` with the one line the command printed.
+  exactly-once or a check (``type="violated"``), could not be told (``type="unknown"``) or a
+  fault did not happen as written (``type="inconclusive"``); an app that breaks the harness's
+  contract (crashed on start, never read, outputs naming no input) is an ``error`` with the one
+  line the command printed.
 """
 
 from __future__ import annotations
@@ -25,7 +27,8 @@ from pathlib import Path
 from harness.report.page import REPORT
 from harness.report.run_folder import folder_of
 from harness.report.verdicts import expectations
-from harness.verdict.document import PairVerdict, VariantVerdict, side_outcome
+from harness.verdict.document import PairVerdict, VariantVerdict, side_outcome, untold, violated
+from harness.verdict.outcome import Outcome
 
 
 def new_suite(parent: ET.Element, name: str, started: float | None = None) -> ET.Element:
@@ -78,7 +81,7 @@ def write(tree: ET.ElementTree, path: Path) -> Path:
 
 
 def _seconds(v: VariantVerdict) -> float:
-    started, ended = v.context.get("started_at"), v.context.get("ended_at")
+    started, ended = v.record.started_at, v.record.ended_at
     return ended - started if started and ended else 0.0
 
 
@@ -89,7 +92,7 @@ def pairs(runs: list[PairVerdict]) -> ET.ElementTree:
     for pair in runs:
         seen[pair.scenario] = seen.get(pair.scenario, 0) + 1
         nth = f" (run {seen[pair.scenario]})" if pair.scenario in repeated else ""
-        suite = new_suite(root, f"{pair.scenario}{nth}: {pair.title}", pair.control.context.get("started_at"))
+        suite = new_suite(root, f"{pair.scenario}{nth}: {pair.title}", pair.control.record.started_at)
         report = folder_of(pair) / REPORT
         for v in (pair.control, pair.guarantee):
             case = new_case(suite, f"kafka-harness.{pair.scenario}", f"{v.variant}{nth}", _seconds(v))
@@ -102,12 +105,13 @@ def pairs(runs: list[PairVerdict]) -> ET.ElementTree:
 
 def _side_failure(case: ET.Element, pair: PairVerdict, v: VariantVerdict) -> None:
     reasons = "; ".join(v.reasons)
-    if v.variant == "control":
+    if untold(v) and not violated(v):
+        message = f"what the {v.variant} showed could not be told, so the pair is {pair.outcome}: {reasons}"
+    elif v.variant == "control":
         message = f"the control did not show its anomaly, so the pair is {pair.outcome}: {reasons}"
-        kind = pair.outcome
     else:
         message = f"the guarantee did not hold: {reasons}"
-        kind = "violated" if pair.outcome == "failed" else pair.outcome
+    kind = "violated" if v.variant != "control" and pair.outcome == Outcome.FAILED else pair.outcome.value
     add_text(case, "failure", "\n".join(v.reasons), message=message, type=kind)
 
 
@@ -117,13 +121,13 @@ def _side_failure(case: ET.Element, pair: PairVerdict, v: VariantVerdict) -> Non
 def app_run(title: str, side: VariantVerdict | None, report: Path | None, breach: str = "") -> ET.ElementTree:
     """The user's app as one case: its verdict, or the contract ``breach`` that left it without one."""
     root = ET.Element("testsuites", name="kafka-harness check-app")
-    suite = new_suite(root, title, side.context.get("started_at") if side else None)
+    suite = new_suite(root, title, side.record.started_at if side else None)
     case = new_case(suite, "kafka-harness.check-app", "exactly once", _seconds(side) if side else 0.0)
     if breach or side is None:
         add_text(case, "error", breach, message=breach, type="contract")
     elif not side.passed:
         outcome = side_outcome(side)
-        kind = "violated" if outcome == "failed" else outcome
+        kind = "violated" if outcome == Outcome.FAILED else outcome.value
         add_text(case, "failure", "\n".join(side.reasons), message=f"{outcome}: {'; '.join(side.reasons)}", type=kind)
     lines = [e.line for e in expectations(side)] if side else []
     add_text(case, "system-out", "\n".join([*lines, f"report: {report or 'none'}"]))

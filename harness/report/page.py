@@ -23,28 +23,33 @@ import scenarios
 from harness.errors import HarnessError
 from harness.progress import say
 from harness.report import figures
-from harness.report.run_folder import Pair, Side, read_pair
+from harness.report.run_folder import INCOMPLETE, Pair, Side, read_pair
 from harness.report.series import Timeline, timeline
 from harness.report.verdicts import Expectation, expectations
+from harness.verdict.outcome import Outcome
 from harness.verdict.summary import pair_summary, side_lines, versions_text
 
 REPORT = "report.html"
 DEFAULT_CLIENT = "librdkafka"  # the workloads' client, unless a verdict names another
+UNTOLD = "a check could not be made (the checker raised, or a check cannot tell): a violation may be there unseen"
 OUTCOMES = {
-    "passed": "the control showed its anomaly and the guarantee was clean, under the same fault",
-    "failed": "the guarantee showed an anomaly it forbids",
-    "inconclusive": "the guarantee was clean but the control did not show its anomaly, or a fault step failed: "
-    "a clean result proves nothing",
-    "reported": "a research pair: no claim; the findings of both sides are the result",
-    "incomplete": "the run did not finish: there is no pair verdict; below is what it left",
+    Outcome.PASSED: "the control showed its anomaly and the guarantee was clean, under the same fault",
+    Outcome.FAILED: "the guarantee showed an anomaly it forbids",
+    Outcome.UNKNOWN: UNTOLD,
+    Outcome.INCONCLUSIVE: "the guarantee was clean but the control did not show its anomaly, or a fault step "
+    "failed: a clean result proves nothing",
+    Outcome.REPORTED: "a research pair: no claim; the findings of both sides are the result",
+    INCOMPLETE: "the run did not finish: there is no pair verdict; below is what it left",
 }
 # A user's app checked alone (harness.userapps): one side, no control.
 APP_OUTCOMES = {
-    "passed": "every input read committed was named by exactly one output, and none read from an aborted "
+    Outcome.PASSED: "every input read committed was named by exactly one output, and none read from an aborted "
     "transaction, under the faults",
-    "failed": "the app broke exactly-once or one of its checks: see its findings",
-    "inconclusive": "a fault step failed or was skipped: a clean result proves nothing",
-    "incomplete": "the run did not finish: there is no verdict; below is what it left",
+    Outcome.FAILED: "the app broke exactly-once or one of its checks: see its findings",
+    Outcome.UNKNOWN: UNTOLD,
+    Outcome.INCONCLUSIVE: "a fault step failed or was skipped, or no fault hit the app as it must: a clean "
+    "result proves nothing",
+    INCOMPLETE: "the run did not finish: there is no verdict; below is what it left",
 }
 # Link groups: (heading, does this relative path belong to it)
 _LINK_GROUPS = (
@@ -98,7 +103,7 @@ def _links(files: list[Path]) -> list[tuple[str, list[Path]]]:
 
 def _apps(side: Side, tl: Timeline) -> list[dict[str, Any]]:
     """One row per incarnation: its life on the time axis and what its report says."""
-    reports = {(r["app"], r["incarnation"]): r for r in side.context.get("workload", [])}
+    reports = {(r["app"], r["incarnation"]): r for r in side.record.workload}
     rows = []
     for life in tl.lives:
         r = reports.get((life.app, life.incarnation), {})
@@ -135,8 +140,13 @@ def _side_view(side: Side) -> SideView:
     return SideView(side.name, side, tl, rows, shown, _links(side.files), _apps(side, tl))
 
 
-def _registered(pair: Pair) -> tuple[str, str]:
-    """The scenario's title and story from the registry ("" for one it does not know)."""
+def _told(pair: Pair) -> tuple[str, str]:
+    """The scenario's title and story as its sides recorded them when they ran; for a folder of an
+    older harness, the registered scenario's (today's words); for one it does not know, none (the
+    page then shows the id alone)."""
+    recorded = [s.verdict.record for s in pair.sides if s.verdict and s.verdict.record.title]
+    if recorded:
+        return recorded[0].title, recorded[0].story
     try:
         s = scenarios.get(pair.scenario)
     except HarnessError:
@@ -153,20 +163,20 @@ def _summary(pair: Pair) -> str:
 
 def build(folder: Path, story: str | None = None, title: str | None = None) -> Path:
     """Write ``folder/report.html`` from what the folder holds; its path. ``story`` and ``title``
-    default to the registered scenario's."""
+    default to what the folder recorded (``_told``)."""
     pair = read_pair(folder)
     sides = [_side_view(s) for s in pair.sides]
-    contexts = [s.context for s in pair.sides if s.verdict]
-    registered_title, registered_story = _registered(pair)
+    records = [s.verdict.record for s in pair.sides if s.verdict]
+    told_title, told_story = _told(pair)
     html = render(
         "report.html.j2",
         pair=pair,
-        title=title if title is not None else pair.verdict.title if pair.verdict else registered_title,
-        story=(registered_story if story is None else story).strip(),
+        title=title if title is not None else pair.verdict.title if pair.verdict else told_title,
+        story=(told_story if story is None else story).strip(),
         outcome=pair.outcome,
         outcome_text=(APP_OUTCOMES if pair.alone else OUTCOMES)[pair.outcome],
-        kafka_versions=sorted({c.get("kafka_version", "?") for c in contexts}),
-        client=", ".join(sorted({c["client"] for c in contexts if c.get("client")})) or DEFAULT_CLIENT,
+        kafka_versions=sorted({r.kafka_version or "?" for r in records}),
+        client=", ".join(sorted({r.client for r in records if r.client})) or DEFAULT_CLIENT,
         summary=_summary(pair),
         sides=sides,
         started=_clock(min((s.timeline.t0 for s in sides if s.timeline.t0), default=0)),

@@ -24,6 +24,8 @@ from harness.history import ledger
 from harness.history.columns import ISOLATIONS, view_path
 from harness.history.ledger import EVENTS
 from harness.verdict.document import PairVerdict, VariantVerdict, side_outcome
+from harness.verdict.outcome import Outcome
+from harness.verdict.record import SideRecord
 
 SIDES = ("control", "guarantee")
 # The one side of a user's app checked alone (kafka-harness check-app, the pytest plugin):
@@ -32,6 +34,7 @@ APP_SIDE = "app"
 # Beside it, when check-app ran one: the harness's at-least-once reference app under the same
 # schedule (harness.userapps.reference), the control a user's app lacks.
 REFERENCE_SIDE = "reference"
+INCOMPLETE = "incomplete"  # what a folder without a verdict comes to: what the run left, no outcome
 ANOMALIES_FILE = "anomalies.parquet"  # <side>/anomalies.parquet: columns anomaly (string), id (int64)
 FOLDER_NAME = re.compile(r"(?P<stamp>\d{8}-\d{6})-(?P<scenario>.+)-(?P<id>[0-9a-f]{4})")
 # Example fields that name a record: the checker's ``id``, an exactly-once or sink finding's
@@ -76,8 +79,9 @@ class Side:
     files: list[Path]  # relative to the pair's folder
 
     @property
-    def context(self) -> dict[str, Any]:
-        return self.verdict.context if self.verdict else {}
+    def record(self) -> SideRecord:
+        """What the side recorded; nothing for a side without a verdict."""
+        return self.verdict.record if self.verdict else SideRecord()
 
 
 @dataclass
@@ -96,16 +100,17 @@ class Pair:
         return bool(self.sides) and self.sides[0].name == APP_SIDE
 
     @property
-    def outcome(self) -> str:
+    def outcome(self) -> Outcome | str:
+        """The pair's (or a user's app's) ``Outcome``, or ``INCOMPLETE``."""
         if self.verdict:
             return self.verdict.outcome
         side = self.sides[0].verdict if self.alone else None
-        return side_outcome(side) if side else "incomplete"
+        return side_outcome(side) if side else INCOMPLETE
 
 
 def folder_of(pair: PairVerdict) -> Path:
     """The run folder a pair's verdict came from (its sides' folders are in it)."""
-    return Path(pair.control.context["run_dir"]).parent
+    return Path(pair.control.record.run_dir).parent
 
 
 def read_pair(folder: Path) -> Pair:
@@ -284,7 +289,7 @@ def _anomalies(folder: Path, verdict: VariantVerdict | None, ledgers: Ledgers) -
         found = {a: ids for a, f in verdict.result.anomalies.items() if len(ids := example_ids(f.examples, ledgers))}
         source = "the verdict's examples (up to 5 per anomaly)"
     if verdict is not None:
-        for a, f in verdict.context.get("sink", {}).items():
+        for a, f in verdict.record.sink.items():
             if isinstance(f, dict) and len(ids := example_ids(f.get("examples", []), ledgers)):
                 found[a] = ids
     return found, source

@@ -269,14 +269,14 @@ def place(ack_offset: np.ndarray, ack_time: np.ndarray, offsets: np.ndarray) -> 
 
 
 def timeline(side: Side) -> Timeline:
-    ctx, ledgers = side.context, side.ledgers
-    t0 = ctx.get("started_at") or _earliest(side)
+    record, ledgers = side.record, side.ledgers
+    t0 = record.started_at or _earliest(side)
     lives = _lives(side, t0)
-    ends = [ctx["ended_at"] - t0] if ctx.get("ended_at") else []
+    ends = [record.ended_at - t0] if record.ended_at else []
     ends += [float(ledgers.time_s.max() - t0)] if len(ledgers.time_s) else []
     ends += [life.end for life in lives if life.end is not None]
     end = max(ends, default=0.0)
-    records = ctx.get("faults", [])
+    records = record.faults
     tl = Timeline(t0, end, lives=lives, faults=fault_spans(records, t0, end), hits=protocol_hits(records, t0))
     for i, app in enumerate(ledgers.apps):
         tl.rates[app] = rate(ledgers, i, t0, end)
@@ -285,13 +285,13 @@ def timeline(side: Side) -> Timeline:
     tl.marks = {a: marks(ledgers, ids, t0) for a, ids in side.anomalies.items()}
     tl.stalls = [
         Span(s["started_at"] - t0, s["started_at"] - t0 + s["seconds"], f"{s['partition']} at LSO {s['lso']}")
-        for s in ctx.get("read_committed_stalls", [])
+        for s in record.read_committed_stalls
     ]
-    tl.batches = _batches(ctx.get("workload", []), t0, tl.notes)
-    config = ctx.get("producer_config", {})
+    tl.batches = _batches(record.workload, t0, tl.notes)
+    config = record.producer_config
     tl.transactional = "transactional.id" in config or config.get("mode") == "transactional"
     tl.partitions = _partitions(ledgers, side.reads.get("read_uncommitted"), t0)
-    view = side.reads.get(ctx.get("consumer_view", "read_committed"))
+    view = side.reads.get(record.consumer_view)
     if view is not None and "duplicate" in side.anomalies:
         tl.copies = _copies(view, side.anomalies["duplicate"], tl.partitions)
     if not len(ledgers.time_s):
@@ -302,7 +302,7 @@ def timeline(side: Side) -> Timeline:
 def _earliest(side: Side) -> float:
     """Second 0 of a side whose verdict did not record its start: its first trace."""
     known = [float(side.ledgers.time_s.min())] if len(side.ledgers.time_s) else []
-    known += [f["injected_at"] for f in side.context.get("faults", [])]
+    known += [f["injected_at"] for f in side.record.faults]
     known += [p.stat().st_mtime for p in side.folder.glob("*.spec.json")]
     return min(known, default=0.0)
 
@@ -311,7 +311,7 @@ def _lives(side: Side, t0: float) -> list[Life]:
     """Incarnations, one per spec file, timed by the app's report; an app without one (a
     pipeline's input writer, a run cut short, a run from before these times were recorded)
     by its files: the spec is written as it starts, the output last written as it ends."""
-    reports = {(r["app"], r["incarnation"]): r for r in side.context.get("workload", [])}
+    reports = {(r["app"], r["incarnation"]): r for r in side.record.workload}
     lives = []
     for spec in sorted(side.folder.glob("*.*.spec.json")):
         app, n = spec.name.removesuffix(".spec.json").rsplit(".", 1)

@@ -52,11 +52,11 @@ def examples(v: VariantVerdict, anomaly: str) -> list[Any]:
     """The records (or stalls, or app reports) the verdict gives as examples of ``anomaly``."""
     if anomaly in v.result.anomalies:
         return v.result.anomalies[anomaly].examples
-    sink = v.context.get("sink", {})
+    sink = v.record.sink
     if isinstance(sink.get(anomaly), dict):
         return sink[anomaly].get("examples", [])
     if anomaly == "read_committed_stall":
-        return v.context.get("read_committed_stalls", [])
+        return v.record.read_committed_stalls
     key = _WORKLOAD_EXAMPLES.get(anomaly)
-    workload = v.context.get("workload", [])
+    workload = v.record.workload
     return [{"app": f"{r['app']}#{r['incarnation']}", **r[key]} for r in workload if key and key in r]

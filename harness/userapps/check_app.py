@@ -42,7 +42,6 @@ from harness.verdict.document import VariantVerdict, side_outcome
 from harness.verdict.summary import side_lines
 
 APP_ID = "APP"  # the run folders' scenario part: <time>-APP-<id>
-EXIT = {"passed": 0, "failed": 1, "inconclusive": 3}
 ISOLATION_LEVELS = ("read_committed", "read_uncommitted")
 
 
@@ -220,4 +219,4 @@ def run(request: AppRequest, settings: Settings) -> int:
         print(f"report: {report}", flush=True)
     if request.junit:
         say(f"junit: {junit.write(junit.app_run(title, verdict, report), request.junit)}")
-    return EXIT[outcome]
+    return outcome.exit_code

@@ -54,10 +54,10 @@ def moment(fault: dict[str, Any], samples: list[dict[str, Any]]) -> str:
 
 def moments(side: VariantVerdict) -> list[tuple[str, str]] | None:
     """Each fault's description and moment; None when it cannot be told (no group watched)."""
-    samples = side.context.get("sink", {}).get("progress")
+    samples = side.record.sink.get("progress")
     if samples is None:
         return None
-    return [(_described(f), moment(f, samples)) for f in side.context.get("faults", [])]
+    return [(_described(f), moment(f, samples)) for f in side.record.faults]
 
 
 def _described(fault: dict[str, Any]) -> str:

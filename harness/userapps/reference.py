@@ -90,7 +90,7 @@ def with_reference(side: VariantVerdict, reference: VariantVerdict, folder: Path
         side.variant,
         side.result,
         side.expect,
-        {**side.context, "reference": {"repeated": reference.count("sink_repeated"), "folder": REFERENCE_SIDE}},
+        replace(side.record, reference={"repeated": reference.count("sink_repeated"), "folder": REFERENCE_SIDE}),
         (*APP_VARIANT.checks, _repeated(reference)),
     )
     (folder / "verdict.json").write_text(json.dumps(again.to_json(), indent=2))

@@ -254,7 +254,7 @@ class UserAppWorkload:
 
 
 def _reports(side: VariantVerdict) -> list[dict[str, Any]]:
-    return [r for r in side.context.get("workload", []) if "crashed" in r]
+    return [r for r in side.record.workload if "crashed" in r]
 
 
 def _crashes(side: VariantVerdict) -> str | None:
@@ -290,26 +290,26 @@ APP_VARIANT = Variant(
 def contract_breach(side: VariantVerdict) -> ContractError | None:
     """Why the run says nothing about exactly-once, if it does not: an app that crashed on start,
     wrote outputs naming no input, never read, or never committed an offset."""
-    sink = side.context.get("sink", {})
+    sink = side.record.sink
     group_committed = sink.get("group_committed")
     committed = group_committed is None or group_committed > 0  # None: the group is not known
     crashed = [r for r in _reports(side) if r["crashed"]]
     if crashed and not committed:
         r = crashed[0]
         took = (r["ended_at"] or r["started_at"]) - r["started_at"]
-        out = Path(side.context["run_dir"]) / f"{r['app']}.{r['incarnation']}.out"
+        out = Path(side.record.run_dir) / f"{r['app']}.{r['incarnation']}.out"
         return contract.crashed_at_start(r["app"], r["exit"], took, out, r.get("last_line", ""))
     if sink.get("contract"):
         return ContractError(sink["contract"])
     if not committed:
-        group = side.context.get("producer_config", {}).get("group.id", "?")
+        group = side.record.producer_config.get("group.id", "?")
         # What reached the output at all, committed or not (its high watermarks): a transactional
         # app that read and wrote but hung in its first transaction did not break the contract.
         written = max((s["outputs"] for s in sink.get("progress") or []), default=0)
-        if written and side.context.get("faults"):
+        if written and side.record.faults:
             return None  # a fault stopped it mid-transaction: the verdict says what became of its inputs
         if sink.get("outputs", 0) or written:
             return contract.never_committed(instance_name(1), group, sink.get("outputs", 0) or written)
-        ran = side.context.get("ended_at", 0) - side.context.get("started_at", 0)
-        return contract.never_read(instance_name(1), group, side.context["topics"][0], ran)
+        ran = (side.record.ended_at or 0) - (side.record.started_at or 0)
+        return contract.never_read(instance_name(1), group, side.record.topics[0], ran)
     return None

@@ -81,7 +81,7 @@ def stat(name: str, n: int, why: str) -> Check:
 
 
 def _reports(side: VariantVerdict, app: str) -> list[dict[str, Any]]:
-    return [r for r in side.context.get("workload", []) if r["app"] == app]
+    return [r for r in side.record.workload if r["app"] == app]
 
 
 def _report(side: VariantVerdict, app: str) -> dict[str, Any]:
@@ -106,7 +106,7 @@ def killed_by_the_schedule(app: str, kills: int, why: str) -> Check:
     the last one finished by itself."""
 
     def seen(side: VariantVerdict) -> str | None:
-        injected = sum(1 for f in side.context.get("faults", []) if f["fault"] == "kill")
+        injected = sum(1 for f in side.record.faults if f["fault"] == "kill")
         exits = [r["exit"] for r in _reports(side, app)]
         ok = injected >= kills and exits == [-9] * injected + [0]
         return None if ok else f"{injected} kills, exits {exits}"
@@ -119,7 +119,7 @@ def caught_at_commit(app: str, windows: int, why: str) -> Check:
     on the wire (outputs handed over, offsets not committed), and its last incarnation finished."""
 
     def seen(side: VariantVerdict) -> str | None:
-        caught = sum(f.get("windows_hit", 0) for f in side.context.get("faults", []) if f["fault"] == "crash_at_commit")
+        caught = sum(f.get("windows_hit", 0) for f in side.record.faults if f["fault"] == "crash_at_commit")
         exits = [r["exit"] for r in _reports(side, app)]
         ok = caught >= windows and exits[-1:] == [0]
         return None if ok else f"{caught} commits caught, exits {exits}"
@@ -197,7 +197,7 @@ def stall_between(low_s: float, high_s: float, why: str) -> Check:
     """One read_committed stall, of ``low_s`` to ``high_s`` seconds."""
 
     def seen(side: VariantVerdict) -> str | None:
-        stalls = [s["seconds"] for s in side.context.get("read_committed_stalls", [])]
+        stalls = [s["seconds"] for s in side.record.read_committed_stalls]
         return None if len(stalls) == 1 and low_s <= stalls[0] <= high_s else f"stalls {stalls}"
 
     return Check(f"one read_committed stall of {low_s:g}-{high_s:g} s", why, seen, of_the_fault=True)
@@ -258,7 +258,7 @@ def sink_at_least(name: str, n: int, why: str) -> Check:
     """A count in the side's sink section (``context["sink"]``) is at least ``n``."""
 
     def seen(side: VariantVerdict) -> str | None:
-        got = side.context["sink"][name]
+        got = side.record.sink[name]
         return None if got >= n else f"{name} {got}"
 
     return Check(f"{name} >= {n}", why, seen)
@@ -279,7 +279,7 @@ def held_answered(errors: tuple[str, ...], why: str) -> Check:
 
 def _held_answered(errors: tuple[str, ...], why: str, late_only: bool) -> Check:
     def seen(side: VariantVerdict) -> str | None:
-        hits = [h for f in side.context.get("faults", []) for h in f.get("hits") or [] if h["action"] == "hold"]
+        hits = [h for f in side.record.faults for h in f.get("hits") or [] if h["action"] == "hold"]
         chosen = [h for h in hits if h.get("client_closed") or not late_only]
         answers = [h.get("broker_error", "no answer seen") for h in chosen]
         if any(a in errors or (not errors and a != "no answer seen") for a in answers):
@@ -296,7 +296,7 @@ def answered(apis: tuple[str, ...], client_id: str, errors: tuple[str, ...], why
     answers (e.g. a 1 ms ``delay_response``), was answered with one of ``errors`` ("NONE": carried out)."""
 
     def seen(side: VariantVerdict) -> str | None:
-        hits = [h for f in side.context.get("faults", []) for h in f.get("hits") or []]
+        hits = [h for f in side.record.faults for h in f.get("hits") or []]
         mine = [h for h in hits if h["api"] in apis and h.get("client_id") == client_id]
         if any(h.get("broker_error") in errors for h in mine):
             return None

@@ -8,15 +8,21 @@ judged). Besides the checker's anomalies there are findings about the clients th
 (``harness.checker.client``) and about sinks outside Kafka (``harness.checker.sinks``),
 judged the same way.
 
-A pair is:
+A pair's outcome (``harness.verdict.outcome.Outcome``), the first that holds:
 
-- **passed**: the control showed every required anomaly and the guarantee is clean;
-- **failed**: the guarantee showed a forbidden anomaly;
-- **inconclusive**: the guarantee is clean but the control did not show its anomaly, so
-  the clean result proved nothing about the fault; or a step of the fault schedule failed
-  on either side, so neither side ran the fault as written.
+- **failed**: the guarantee showed a violation: a forbidden anomaly, or a failed check that
+  neither asks the fault to have done its part nor could not tell; it stands even when a
+  fault did not happen as written;
+- **unknown**: either side holds what could not be told (its checker or a sink's check raised, a
+  check that cannot tell): a violation may be there unseen;
+- **inconclusive**: a step of the fault schedule failed on either side, so neither side ran
+  the fault as written; or the guarantee failed only checks that its fault did its part; or
+  the guarantee is clean but the control did not show its anomaly, so the clean result proved
+  nothing about the fault;
+- **passed**: the control showed every required anomaly and the guarantee is clean.
 
-``verdict.json`` of one variant (schema ``SCHEMA``)::
+``verdict.json`` of one variant (schema ``SCHEMA``): the judged keys (``JUDGED_KEYS``) and the
+side's record (``harness.verdict.record.SideRecord``, from ``title`` on)::
 
     schema          "kafka-eos-harness/verdict/1"
     scenario        scenario id, e.g. "A1"
@@ -34,10 +40,14 @@ A pair is:
                       transactions_*, sessions, sessions_fenced, *_records, markers, distinct_read
       ledger_problems ledger file -> lines ignored (torn or malformed)
     notes           human detail: which ledger lines were ignored
+    title, story    the scenario's, as they were when the side ran (the report reads them here;
+                    absent in a folder of an older harness: the report falls back to the
+                    registered scenario's, or to its id)
     fault_errors    steps of the fault schedule that failed or were skipped (the variant
                     then does not pass: its fault did not happen as written)
-    unknown         what could not be told (the checker or a sink's check raised): the side
-                    does not pass, and is inconclusive unless it also shows a violation
+    unknown         what could not be told (the checker or a sink's check raised: the exception's
+                    type and text): the side does not pass, and its outcome is unknown unless it
+                    also shows a violation
     kafka_version   the brokers' Kafka release (the side's pin, ``--kafka-version`` or the default)
     client          the apps' client: "librdkafka" (confluent-kafka, the Python apps) or "java"
                     (Kafka's Java client; a Streams app's kafka-streams)
@@ -72,18 +82,20 @@ A pair is:
                     a link toxic's chance of acting on each connection, 1 for all)
     started_at, ended_at  wall-clock seconds: the side's start (before its topics are
                     made and a pipeline's input is written) and the end of its check
+    reference       check-app with a reference run: {repeated, folder}
+    (any other key)  kept as read and written back (a folder of another harness version)
 
 A side judged alone (a user's app: ``kafka-harness check-app``) is **failed** when it shows a
-violation (even if a step of its schedule failed: a found anomaly stands), **inconclusive** when its
-fault schedule failed or it failed only checks that ask its faults to have done their part
-(``of_the_fault``: e.g. no fault hit the app with work in hand) or could not tell, else
-**passed**: ``side_outcome``.
+violation (even if a step of its schedule failed: a found anomaly stands), **unknown** when it
+holds what could not be told, **inconclusive** when its fault schedule failed or it failed only
+checks that ask its faults to have done their part (``of_the_fault``: e.g. no fault hit the app
+with work in hand), else **passed**: ``side_outcome``.
 
 A research scenario's pair is **reported**: no claim, the findings of both sides are the
-result; but it is inconclusive when its fault did not happen as written or one of its checks
-failed (the run did not do what the research needs).
+result; but it is unknown when a side could not be told, and inconclusive when its fault did
+not happen as written or one of its checks failed (the run did not do what the research needs).
 
-A pair's ``verdict.json`` holds ``scenario``, ``title``, ``verdict`` (passed / failed /
+A pair's ``verdict.json`` holds ``scenario``, ``title``, ``verdict`` (passed / failed / unknown /
 inconclusive / reported), ``research`` (true for a research scenario) and both variants'
 documents under ``control`` and ``guarantee``.
 """
@@ -95,6 +107,8 @@ from typing import Any
 
 from harness.checker import catalogue
 from harness.checker.anomalies import CheckResult
+from harness.verdict.outcome import Outcome
+from harness.verdict.record import SideRecord
 
 SCHEMA = "kafka-eos-harness/verdict/1"
 REQUIRED = "required"
@@ -107,7 +121,7 @@ FAULT_ERROR = "fault schedule error: "
 # How a reason says what could not be told (a checker that raised): never a violation.
 UNKNOWN = "unknown: "
 CHECK_FAILED = "check failed: "
-# A side's document holds these, and its context besides (VariantVerdict.to_json).
+# A side's document holds these, and its record besides (VariantVerdict.to_json).
 JUDGED_KEYS = ("schema", "scenario", "variant", "passed", "reasons", "expect", "counts", "result", "notes", "checks")
 
 
@@ -120,7 +134,7 @@ class VariantVerdict:
     result: CheckResult
     expect: dict[str, str]
     client: dict[str, int]  # every client and sink finding of the catalogue -> count
-    context: dict[str, Any] = field(default_factory=dict)  # config, faults, topic, run dir, workload
+    record: SideRecord = field(default_factory=SideRecord)  # config, faults, topics, run dir, workload
     checks: list[dict[str, Any]] = field(default_factory=list)  # harness.verdict.checks, as run
 
     def count(self, anomaly: str) -> int:
@@ -134,7 +148,7 @@ class VariantVerdict:
     def from_json(cls, doc: dict[str, Any]) -> VariantVerdict:
         """A side's ``verdict.json`` read back, as ``judge`` made it."""
         client = {name: doc["counts"].get(name, 0) for name in catalogue.NAMES if name not in catalogue.ANOMALIES}
-        context = {k: v for k, v in doc.items() if k not in JUDGED_KEYS}
+        record = SideRecord.from_json({k: v for k, v in doc.items() if k not in JUDGED_KEYS})
         result = CheckResult.from_json(doc["result"], doc.get("notes", []))
         return cls(
             doc["scenario"],
@@ -144,7 +158,7 @@ class VariantVerdict:
             result,
             doc["expect"],
             client,
-            context,
+            record,
             doc.get("checks", []),
         )
 
@@ -163,28 +177,35 @@ class VariantVerdict:
             "result": self.result.to_json(),
             "notes": self.result.notes,
             "checks": self.checks,
-            **self.context,
+            **self.record.to_json(),
         }
 
 
 def violated(side: VariantVerdict) -> bool:
     """Whether the side shows a violation: an expectation unmet, or a check failed that asks
-    neither for the fault to have done its part nor could not tell. As Jepsen combines
-    results: a violation beats an unknown, which beats a pass."""
+    neither for the fault to have done its part nor could not tell."""
     checks = [c for c in side.checks if not c["ok"] and not c.get("of_the_fault") and not c.get("unknown")]
     expectations = [r for r in side.reasons if not r.startswith((FAULT_ERROR, UNKNOWN, CHECK_FAILED))]
     return bool(checks or expectations)
 
 
-def side_outcome(side: VariantVerdict) -> str:
-    """A side judged alone (a user's app): failed when it shows a violation, whatever else
-    happened (a fault that did not happen as written hides no anomaly that was found); else
-    inconclusive when a fault did not happen as written, or when all it failed is what could not
-    be told (a checker that raised, a check that cannot tell) or checks that its faults did their
-    part; else passed."""
+def untold(side: VariantVerdict) -> bool:
+    """Whether the side holds what could not be told: its checker or a sink's check raised, or
+    a check cannot tell."""
+    return bool(side.record.unknown) or any(c.get("unknown") for c in side.checks)
+
+
+def side_outcome(side: VariantVerdict) -> Outcome:
+    """A side judged alone (a user's app), as ``Outcome`` combines: failed when it shows a
+    violation, whatever else happened (a fault that did not happen as written hides no anomaly
+    that was found); else unknown when it holds what could not be told; else inconclusive when a
+    fault did not happen as written or it failed checks that its faults did their part; else
+    passed."""
     if violated(side):
-        return "failed"
-    return "passed" if side.passed else "inconclusive"
+        return Outcome.FAILED
+    if untold(side):
+        return Outcome.UNKNOWN
+    return Outcome.PASSED if side.passed else Outcome.INCONCLUSIVE
 
 
 @dataclass
@@ -196,26 +217,35 @@ class PairVerdict:
     research: bool = False
 
     @property
-    def outcome(self) -> str:
-        if any(v.context.get("fault_errors") for v in (self.control, self.guarantee)):
-            return "inconclusive"  # the fault did not happen as written
-        if self.research:  # its sides fail only by their checks: what the research needs to have happened
-            return "reported" if self.control.passed and self.guarantee.passed else "inconclusive"
-        if not self.guarantee.passed:  # a guarantee that only could not be told proves nothing either way
-            return "failed" if violated(self.guarantee) else "inconclusive"
-        return "passed" if self.control.passed else "inconclusive"
+    def sides(self) -> tuple[VariantVerdict, VariantVerdict]:
+        return self.control, self.guarantee
+
+    @property
+    def outcome(self) -> Outcome:
+        """The module's rules, in their order."""
+        # A research pair's sides fail only by their checks: what the research needs to have happened.
+        if not self.research and violated(self.guarantee):
+            return Outcome.FAILED
+        if any(untold(v) for v in self.sides):
+            return Outcome.UNKNOWN
+        if any(v.record.fault_errors for v in self.sides):
+            return Outcome.INCONCLUSIVE  # the fault did not happen as written
+        if self.research:
+            return Outcome.REPORTED if self.control.passed and self.guarantee.passed else Outcome.INCONCLUSIVE
+        return Outcome.PASSED if self.control.passed and self.guarantee.passed else Outcome.INCONCLUSIVE
 
     @classmethod
     def from_json(cls, doc: dict[str, Any]) -> PairVerdict:
         """A pair's ``verdict.json`` read back."""
         sides = (VariantVerdict.from_json(doc["control"]), VariantVerdict.from_json(doc["guarantee"]))
-        return cls(doc["scenario"], doc["title"], *sides, research=doc.get("research", doc["verdict"] == "reported"))
+        research = doc.get("research", doc["verdict"] == Outcome.REPORTED)
+        return cls(doc["scenario"], doc["title"], *sides, research=research)
 
     def to_json(self) -> dict[str, Any]:
         return {
             "scenario": self.scenario,
             "title": self.title,
-            "verdict": self.outcome,
+            "verdict": self.outcome.value,
             "research": self.research,
             "control": self.control.to_json(),
             "guarantee": self.guarantee.to_json(),

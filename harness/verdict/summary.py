@@ -7,6 +7,7 @@ from typing import Any
 
 from harness.checker.client import TXN_ID_UNAUTHORIZED
 from harness.verdict.document import ALLOWED, FORBIDDEN, ONE_OF, REQUIRED, PairVerdict, VariantVerdict
+from harness.verdict.record import SideRecord
 
 
 def pair_summary(pair: PairVerdict) -> str:
@@ -30,29 +31,29 @@ def side_lines(v: VariantVerdict) -> list[str]:
         f"indeterminate {stats['indeterminate']} of which read {stats['indeterminate_read']}, "
         f"read {stats['read_committed_records']} committed / {stats['read_uncommitted_records']} uncommitted)"
     )
-    lines.append(f"            versions: {versions_text(v.context)}")
+    lines.append(f"            versions: {versions_text(v.record)}")
     for anomaly, finding in v.result.anomalies.items():
         if finding.examples:
             lines.append(f"            e.g. {anomaly}: {json.dumps(finding.examples[0])}")
-    for name, found in v.context.get("sink", {}).items():
+    for name, found in v.record.sink.items():
         if isinstance(found, dict) and found["examples"]:
             lines.append(f"            e.g. {name}: {json.dumps(found['examples'][0])}")
-    if v.context.get("read_partitions"):
-        lines.append(f"            the consumer read only partitions {v.context['read_partitions']}")
+    if v.record.read_partitions:
+        lines.append(f"            the consumer read only partitions {v.record.read_partitions}")
     for problem, n in v.result.ledger_problems.items():
         lines.append(f"            ledger {problem}: {n} line(s) ignored")
-    lines.extend(f"            {line}" for line in _workload_lines(v.context.get("workload", [])))
-    lines.extend(f"            fault schedule error: {e}" for e in v.context.get("fault_errors", []))
-    lines.extend(f"            unknown: {e}" for e in v.context.get("unknown", []))
+    lines.extend(f"            {line}" for line in _workload_lines(v.record.workload))
+    lines.extend(f"            fault schedule error: {e}" for e in v.record.fault_errors)
+    lines.extend(f"            unknown: {e}" for e in v.record.unknown)
     for c in v.checks:
         said = f" ({c['detail']})" if c.get("detail") else ""
         lines.append(
             f"            check {'ok' if c['ok'] else 'FAILED'}: {c['name']}" + (said if c["ok"] else f": {c['seen']}")
         )
     # A number from a scenario, a string from a user's .properties file (verify-config).
-    timeout = v.context.get("producer_config", {}).get("transaction.timeout.ms")
+    timeout = v.record.producer_config.get("transaction.timeout.ms")
     against = f" (transaction.timeout.ms = {float(timeout) / 1000:.1f}s)" if timeout else ""
-    for st in v.context.get("read_committed_stalls", []):
+    for st in v.record.read_committed_stalls:
         where = f"{st['partition']} at {st['lso']}"
         lines.append(f"            read_committed readers stalled {st['seconds']:.1f}s on {where}{against}")
     return lines
@@ -62,26 +63,25 @@ def side_lines(v: VariantVerdict) -> list[str]:
 _RAN = {"librdkafka": "librdkafka", "java": "kafka-clients"}
 
 
-def versions_text(context: dict[str, Any]) -> str:
+def versions_text(record: SideRecord) -> str:
     """The releases a side ran on: its brokers' Kafka, and its apps' client as chosen and as the
     apps said they ran, e.g. ``Kafka 3.6.1; librdkafka: confluent-kafka 2.1.0 (pinned by this
     side), librdkafka 2.1.0 ran``."""
-    text = f"Kafka {context.get('kafka_version', 'unknown')}"
-    client = context.get("client")
-    if not client:
+    text = f"Kafka {record.kafka_version or 'unknown'}"
+    if not record.client:
         return text
     chosen = (
-        f"pinned by this side: {context['client_pin']}"
-        if context.get("client_pin")
+        f"pinned by this side: {record.client_pin}"
+        if record.client_pin
         else "asked for"
-        if context.get("client_requested")
+        if record.client_requested
         else "default"
     )
-    text += f"; {client}"
-    if context.get("client_version"):  # verdicts from before versions were recorded have none
-        text += f": {context.get('client_package', '')} {context['client_version']} ({chosen})"
-    ran = context.get("client_ran", [])
-    return text + (f", {_RAN.get(client, client)} {' and '.join(ran)} ran" if ran else "")
+    text += f"; {record.client}"
+    if record.client_version:  # verdicts from before versions were recorded have none
+        text += f": {record.client_package} {record.client_version} ({chosen})"
+    ran = record.client_ran
+    return text + (f", {_RAN.get(record.client, record.client)} {' and '.join(ran)} ran" if ran else "")
 
 
 def _workload_lines(workload: list[dict[str, Any]]) -> list[str]:

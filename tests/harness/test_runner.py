@@ -1,5 +1,5 @@
-"""The runner's judgement when its checker raises: the side's outcome is unknown, so the pair is
-inconclusive (exit 3) with the reason, in the tests' judgement and the CLI's alike; never a
+"""The runner's judgement when its checker raises: the sides' outcome is unknown, so the pair is
+unknown (exit 3) with the reason, in the tests' judgement and the CLI's alike; never a
 violation, never a crash, and the run folder still gets its report."""
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from harness.cluster.kafka import KafkaCluster
 from harness.report.page import REPORT
 from harness.report.run_folder import folder_of
 from harness.runner import run_pair
+from harness.verdict.outcome import Outcome
 
 ROOT = Path(__file__).resolve().parents[2]
 RAISED = "unknown: the checker raised RuntimeError: forced by the test"
@@ -27,14 +28,14 @@ def _broken(*args: Any, **kwargs: Any) -> Any:
     raise RuntimeError("forced by the test")
 
 
-def test_a_checker_that_raises_makes_the_pair_inconclusive_with_the_reason(
+def test_a_checker_that_raises_makes_the_pair_unknown_with_the_reason(
     cluster: KafkaCluster, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(runner, "check", _broken)
     pair = run_pair(cluster, scenarios.get("A1"), tmp_path)
-    assert pair.outcome == "inconclusive", pair.to_json()["verdict"]
+    assert pair.outcome == Outcome.UNKNOWN and pair.outcome.exit_code == 3, pair.to_json()["verdict"]
     for side in (pair.control, pair.guarantee):
-        assert RAISED in side.reasons and side.context["unknown"]
+        assert RAISED in side.reasons and side.record.unknown
     assert (folder_of(pair) / REPORT).exists()
 
 
@@ -53,4 +54,4 @@ def test_the_command_exits_3_and_says_why(tmp_path: Path) -> None:
         timeout=900,
     )
     assert proc.returncode == 3, proc.stdout[-2000:] + proc.stderr[-2000:]
-    assert "INCONCLUSIVE" in proc.stdout and "unknown: the checker raised RuntimeError" in proc.stdout, proc.stdout
+    assert "UNKNOWN" in proc.stdout and "unknown: the checker raised RuntimeError" in proc.stdout, proc.stdout

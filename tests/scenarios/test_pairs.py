@@ -72,5 +72,5 @@ def test_a8_in_flight_above_five_is_refused_too(cluster: KafkaCluster, tmp_path:
     in_flight_6 = replace(a8.control, config={"acks": "all", "max.in.flight.requests.per.connection": 6})
     verdict = run_variant(cluster, a8, in_flight_6, tmp_path)
     assert verdict.passed, verdict.reasons
-    (producer,) = verdict.context["workload"]
+    (producer,) = verdict.record.workload
     assert "max.in.flight" in producer["setup_error"]["message"]

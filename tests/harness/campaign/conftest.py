@@ -13,6 +13,7 @@ import pytest
 from harness.explore import trial
 from harness.faults import Brokers, Step, TxnCoordinator, serial
 from harness.faults.kinds.protocol import protocol
+from harness.verdict.outcome import Outcome
 
 MakeRun = Callable[..., Path]
 
@@ -24,7 +25,7 @@ def make_run() -> MakeRun:
 
 def _write_run(
     folder: Path,
-    outcome: str = trial.FAILED,
+    outcome: str = Outcome.FAILED,
     counts: dict[str, int] | None = None,
     stopped: str = "",  # the error a fenced app stopped on
     stuck: str = "",  # the call a stuck app waited on

@@ -14,6 +14,7 @@ from harness.campaign import findings, merge, run, triage
 from harness.campaign.plan import Campaign, Shard
 from harness.errors import HarnessError
 from harness.explore import trial
+from harness.verdict.outcome import Outcome
 from tests.harness.cli.test_main import harness
 
 MakeRun = Callable[..., Path]  # tests/harness/campaign/conftest.py's make_run
@@ -26,14 +27,14 @@ def _shard(folder: Path, shard: Shard, make_run: MakeRun, failing: int = 0) -> N
     share = CAMPAIGN.share(shard)
     for n, planned in enumerate(share):
         counts = {"lost": 10} if n < failing else {}
-        outcome = trial.FAILED if n < failing else trial.PASSED
+        outcome = Outcome.FAILED if n < failing else Outcome.PASSED
         make_run(folder / planned.folder, outcome=outcome, counts=counts, cell=planned.cell.name)
     run.write_state(folder, CAMPAIGN, shard, run.finished(folder, share))
 
 
 def test_a_run_cut_short_by_a_kill_runs_again(tmp_path: Path, make_run: MakeRun) -> None:
     share = CAMPAIGN.share(Shard(1, 1))
-    make_run(tmp_path / share[0].folder, outcome=trial.PASSED, cell=share[0].cell.name)
+    make_run(tmp_path / share[0].folder, outcome=Outcome.PASSED, cell=share[0].cell.name)
     half_made = tmp_path / share[1].folder
     (half_made / "guarantee").mkdir(parents=True)
     done = run.finished(tmp_path, share)

@@ -18,6 +18,7 @@ from harness.history import columns
 from harness.scenario import Variant
 from harness.verdict.document import REQUIRED
 from harness.verdict.judge import judge
+from harness.verdict.record import SideRecord
 from tests.generated_docs import generated_table
 from tests.harness.checker.histories import INJECTIONS, build, every_anomaly
 
@@ -59,7 +60,7 @@ def test_every_history_anomaly_has_a_function_in_each_engine_and_a_mutation() ->
 
 def test_a_verdict_counts_every_finding_of_the_catalogue(tmp_path: Path) -> None:
     paths, reads = MUTATIONS[0].build(tmp_path)
-    verdict = judge("X1", "control", check(columns.load(paths, reads)), {"duplicate": REQUIRED}, {})
+    verdict = judge("X1", "control", check(columns.load(paths, reads)), {"duplicate": REQUIRED}, SideRecord())
     assert list(verdict.to_json()["counts"]) == list(catalogue.NAMES)
 
 

@@ -46,6 +46,6 @@ def test_a_transactional_pair_passes_on_a_kafka_3_6_cluster_of_its_own(cluster: 
     )
     pair = run_pair(cluster, old, tmp_path)
     assert pair.outcome == "passed", pair.control.reasons + pair.guarantee.reasons
-    assert {pair.control.context["kafka_version"], pair.guarantee.context["kafka_version"]} == {OLD_BROKER}
+    assert {pair.control.record.kafka_version, pair.guarantee.record.kafka_version} == {OLD_BROKER}
     assert pair.guarantee.result.stats["transactions_committed"] > 0
     assert pair.guarantee.result.stats["transactions_aborted"] > 0

@@ -8,11 +8,12 @@ from pathlib import Path
 import pytest
 from confluent_kafka.admin import AclOperation, ResourcePatternType, ResourceType
 
-from harness.checker.catalogue import context_counts
+from harness.checker.catalogue import record_counts
 from harness.cluster import security
 from harness.cluster.kafka import CLIENT_LISTENERS, LISTENERS, KafkaCluster, env_name
 from harness.errors import HarnessError
 from harness.settings import SASL_HARNESS_USER, SASL_USERS, Settings
+from harness.verdict.record import SideRecord
 
 RUN_SCRIPT = Path(__file__).parents[3] / "harness" / "cluster" / "dockerfiles" / "kafka" / "run"
 PASSWORDS = {"harness": "h-pw", "app": "a-pw"}
@@ -104,5 +105,5 @@ def test_a_refused_transactional_id_and_a_fenced_app_are_findings_of_their_own()
         {"app": "other", "setup_error": {**timed_out, "stage": "init_transactions"}},
         {"app": "producer-1", "outcomes": {}, "fenced": {"error": "_FENCED", "message": ""}},
     ]
-    found = context_counts({"workload": workload})
+    found = record_counts(SideRecord(workload=workload))
     assert (found["txn_id_unauthorized"], found["txn_init_failed"], found["app_fenced"]) == (1, 1, 1)

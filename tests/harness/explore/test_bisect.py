@@ -15,8 +15,8 @@ from harness.errors import HarnessError
 from harness.explore import bisect
 from harness.explore.replay import Kept
 from harness.explore.subject import Subject
-from harness.explore.trial import FAILED, PASSED
 from harness.faults import App, Step, kill, serial
+from harness.verdict.outcome import Outcome
 
 PUBLISHED = ["3.3.0", "3.3.1", "3.4.0", "3.5.0", "3.5.2", "3.6.0", "3.6.1", "3.7.0", "3.9.2", "4.0.0", "4.4.0"]
 
@@ -38,8 +38,8 @@ def _by_table(monkeypatch: pytest.MonkeyPatch, affected: set[str]) -> list[str]:
     def judge(kept: Kept, axis: str, release: str, times: int, *rest: object) -> bisect.Point:
         asked.append(release)
         if release in affected:
-            return bisect.Point(release, [FAILED] * times, bisect.Counter({"aborted_read": 7}))
-        return bisect.Point(release, [PASSED] * times)
+            return bisect.Point(release, [Outcome.FAILED] * times, bisect.Counter({"aborted_read": 7}))
+        return bisect.Point(release, [Outcome.PASSED] * times)
 
     monkeypatch.setattr(bisect, "_judge", judge)
     return asked

@@ -9,8 +9,9 @@ import scenarios
 from harness.explore import scenario_file
 from harness.explore.replay import Kept
 from harness.explore.subject import Subject
-from harness.explore.trial import FAILED, Trial
+from harness.explore.trial import Trial
 from harness.faults import MAIN, App, Leader, Step, kill, serial
+from harness.verdict.outcome import Outcome
 from harness.workloads.pipeline import BatchUncommitted
 
 
@@ -18,7 +19,9 @@ def _write(tmp_path: Path, steps: list[Step], planted_bug: int = 2) -> Path:
     doc = serial.to_json(steps)
     subject = Subject("B1", planted_bug=planted_bug)
     kept = Kept(tmp_path / "run-003", subject, doc, {"subject": subject.to_json(), "seed": 7, "run": 3})
-    proof = Trial(tmp_path / "run-003", FAILED, ["found 50 eos_missing anomalies, none allowed"], {}, 40.0, 37.0)
+    proof = Trial(
+        tmp_path / "run-003", Outcome.FAILED, ["found 50 eos_missing anomalies, none allowed"], {}, 40.0, 37.0
+    )
     return scenario_file.write(tmp_path / scenario_file.name_for(kept), kept, doc, proof)
 
 
@@ -46,7 +49,9 @@ def test_a_shrunk_pair_leaves_out_the_checks_of_the_explored_pairs_own_fault(tmp
     doc = serial.to_json([Step(1.0, kill(App("producer-1")), 1.0)])
     subject = Subject("R1", kafka_version="3.5.2")
     kept = Kept(tmp_path / "run-002", subject, doc, {"subject": subject.to_json(), "seed": 1, "run": 2})
-    proof = Trial(tmp_path / "run-002", FAILED, ["found 20 aborted_read anomalies, none allowed"], {}, 20.0, 12.0)
+    proof = Trial(
+        tmp_path / "run-002", Outcome.FAILED, ["found 20 aborted_read anomalies, none allowed"], {}, 20.0, 12.0
+    )
     scenario = scenarios.get(str(scenario_file.write(tmp_path / scenario_file.name_for(kept), kept, doc, proof)))
     r1 = scenarios.get("R1")
     assert r1.guarantee.checks and r1.control.checks
@@ -58,7 +63,9 @@ def test_a_shrunk_pair_allows_what_the_exploration_allowed(tmp_path: Path) -> No
     doc = serial.to_json([Step(1.0, kill(App("transformer-1")), 1.0)])
     subject = Subject("B1", planted_bug=2, allowed=("app_fenced", "client_stuck"))
     kept = Kept(tmp_path / "run-004", subject, doc, {"subject": subject.to_json(), "seed": 7, "run": 4})
-    proof = Trial(tmp_path / "run-004", FAILED, ["found 50 eos_missing anomalies, none allowed"], {}, 40.0, 37.0)
+    proof = Trial(
+        tmp_path / "run-004", Outcome.FAILED, ["found 50 eos_missing anomalies, none allowed"], {}, 40.0, 37.0
+    )
     scenario = scenarios.get(str(scenario_file.write(tmp_path / scenario_file.name_for(kept), kept, doc, proof)))
     assert scenario.guarantee.expect == {
         **scenarios.get("B1").guarantee.expect,

@@ -8,6 +8,8 @@ from typing import Any
 
 from harness.explore import trial
 from harness.verdict.document import FAULT_ERROR
+from harness.verdict.outcome import Outcome
+from harness.verdict.record import SideRecord
 
 
 @dataclass
@@ -17,37 +19,38 @@ class Side:
     reasons: list[str] = field(default_factory=list)
     expect: dict[str, str] = field(default_factory=dict)
     found: dict[str, int] = field(default_factory=dict)
-    context: dict[str, Any] = field(default_factory=dict)
+    record: SideRecord = field(default_factory=SideRecord)
+    checks: list[dict[str, Any]] = field(default_factory=list)
 
     def count(self, name: str) -> int:
         return self.found.get(name, 0)
 
 
-def _judged(side: Side) -> tuple[str, list[str]]:
+def _judged(side: Side) -> tuple[Outcome, list[str]]:
     return trial.judged(side)  # type: ignore[arg-type]
 
 
 def test_a_clean_side_passes() -> None:
-    assert _judged(Side()) == (trial.PASSED, [])
+    assert _judged(Side()) == (Outcome.PASSED, [])
 
 
 def test_a_broken_expectation_fails() -> None:
     assert _judged(Side(["found 50 eos_missing anomalies, none allowed"])) == (
-        trial.FAILED,
+        Outcome.FAILED,
         ["found 50 eos_missing anomalies, none allowed"],
     )
 
 
 def test_a_fault_that_did_not_happen_is_inconclusive_unless_something_else_broke() -> None:
     skipped = f"{FAULT_ERROR}at 70s, kill app transformer-1: TimeoutError: ..."
-    assert _judged(Side([skipped])) == (trial.INCONCLUSIVE, [skipped])
-    assert _judged(Side([skipped, "found 3 duplicate anomalies, none allowed"]))[0] == trial.FAILED
+    assert _judged(Side([skipped])) == (Outcome.INCONCLUSIVE, [skipped])
+    assert _judged(Side([skipped, "found 3 duplicate anomalies, none allowed"]))[0] == Outcome.FAILED
 
 
 def test_a_stuck_or_fatally_stopped_app_fails_unless_the_pair_names_it() -> None:
     outcome, reasons = _judged(Side(found={"client_stuck": 1}))
-    assert outcome == trial.FAILED and reasons[0].startswith("1 client_stuck")
-    assert _judged(Side(found={"app_fenced": 1}, expect={"app_fenced": "allowed"})) == (trial.PASSED, [])
+    assert outcome == Outcome.FAILED and reasons[0].startswith("1 client_stuck")
+    assert _judged(Side(found={"app_fenced": 1}, expect={"app_fenced": "allowed"})) == (Outcome.PASSED, [])
 
 
 def test_an_app_errors_reason_says_what_the_app_said() -> None:
@@ -61,7 +64,7 @@ def test_an_app_errors_reason_says_what_the_app_said() -> None:
             "stuck": {"call": "commit", "timeout_s": 30, "waited_s": 45},
         },
     ]
-    _, reasons = _judged(Side(found={"app_fenced": 1, "client_stuck": 1}, context={"workload": lives}))
+    _, reasons = _judged(Side(found={"app_fenced": 1, "client_stuck": 1}, record=SideRecord(workload=lives)))
     assert reasons[0].startswith("1 client_stuck") and reasons[0].endswith(
         "; transformer-1#1: commit waited 45 s of 30 s"
     )
@@ -76,7 +79,7 @@ def test_what_fired_is_said_with_its_role_resolved_and_its_times() -> None:
     ]
     for f, (at, healed) in zip(faults, ((12.0, 14.5), (20.0, None), (30.0, 30.0)), strict=True):
         f.update(injected_at=1000.0 + at, healed_at=None if healed is None else 1000.0 + healed)
-    side = Side(context={"started_at": 1000.0, "faults": faults})
+    side = Side(record=SideRecord(started_at=1000.0, faults=faults))
     assert trial.fired(side) == [  # type: ignore[arg-type]
         "kill of leader of t-in-2 -> brokers [2] at 12.0 s, healed at 14.5 s",
         "kill of app transformer-1 at 20.0 s",
@@ -89,9 +92,12 @@ def test_a_crashed_app_fails_a_killed_one_does_not() -> None:
         {"app": "transformer-1", "incarnation": 1, "exit": -9},
         {"app": "transformer-1", "incarnation": 2, "exit": 0},
     ]
-    assert _judged(Side(context={"workload": lives}))[0] == trial.PASSED
+    assert _judged(Side(record=SideRecord(workload=lives)))[0] == Outcome.PASSED
     lives.append({"app": "transformer-1", "incarnation": 3, "exit": 1})
-    assert _judged(Side(context={"workload": lives})) == (trial.FAILED, ["transformer-1#3 crashed: exit status 1"])
+    assert _judged(Side(record=SideRecord(workload=lives))) == (
+        Outcome.FAILED,
+        ["transformer-1#3 crashed: exit status 1"],
+    )
 
 
 def test_a_stopped_jvm_and_an_app_refused_at_setup_are_not_crashes() -> None:
@@ -102,4 +108,14 @@ def test_a_stopped_jvm_and_an_app_refused_at_setup_are_not_crashes() -> None:
         {"app": "producer-1", "incarnation": 1, "exit": 2, "setup_error": {"error": "_TIMED_OUT"}},
         {"app": "transformer-1", "incarnation": 2, "exit": 0},
     ]
-    assert _judged(Side(context={"workload": lives}))[0] == trial.PASSED
+    assert _judged(Side(record=SideRecord(workload=lives)))[0] == Outcome.PASSED
+
+
+def test_a_checker_that_raised_or_a_check_that_cannot_tell_is_unknown_never_failed() -> None:
+    raised = "unknown: the checker raised RuntimeError: forced by the test"
+    assert _judged(Side([raised])) == (Outcome.UNKNOWN, [raised])
+    cannot = {"name": "exits", "why": "why", "ok": False, "seen": "cannot tell: IndexError x", "unknown": True}
+    said = "check failed: exits: cannot tell: IndexError x (why)"
+    assert _judged(Side([said], checks=[cannot])) == (Outcome.UNKNOWN, [said])
+    broken = "found 3 duplicate anomalies, none allowed"
+    assert _judged(Side([raised, broken])) == (Outcome.FAILED, [broken])  # a violation still wins

@@ -14,6 +14,7 @@ from harness.checker.synthetic import BASE_US, MUTATIONS
 from harness.history import columns
 from harness.verdict.document import FORBIDDEN, REQUIRED, PairVerdict, VariantVerdict
 from harness.verdict.judge import judge
+from harness.verdict.record import SideRecord
 
 STARTED = BASE_US / 1e6
 FAULT = {
@@ -68,7 +69,7 @@ def _side(folder: Path, mutation: str, expect: dict[str, str]) -> VariantVerdict
         "kafka_version": "4.3.1",
         "run_dir": str(folder),
     }
-    verdict = judge("A1", folder.name, check(columns.load(paths, reads)), expect, context)
+    verdict = judge("A1", folder.name, check(columns.load(paths, reads)), expect, SideRecord.from_json(context))
     (folder / "verdict.json").write_text(json.dumps(verdict.to_json()))
     return verdict
 

@@ -14,6 +14,7 @@ from harness.history import columns
 from harness.report import junit
 from harness.verdict.document import FORBIDDEN, REQUIRED, PairVerdict, VariantVerdict
 from harness.verdict.judge import judge
+from harness.verdict.record import SideRecord
 from tests.junit_schema import cases, check_schema
 
 
@@ -29,7 +30,7 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, CheckResult]:
 
 def side(result: CheckResult, variant: str, expect: dict[str, str]) -> VariantVerdict:
     context = {"run_dir": f"/runs/20261123-120000-A1-beef/{variant}", "started_at": 100.0, "ended_at": 112.5}
-    return judge("A1", variant, result, expect, context)
+    return judge("A1", variant, result, expect, SideRecord.from_json(context))
 
 
 def pair(results: dict[str, CheckResult], control: str, guarantee: str, research: bool = False) -> PairVerdict:
@@ -67,6 +68,17 @@ def test_an_inconclusive_pairs_control_is_a_failure_saying_so(results, tmp_path:
     assert failure is not None and failure.get("type") == "inconclusive"
     assert "did not show its anomaly, so the pair is inconclusive" in (failure.get("message") or "")
     assert root.get("failures") == "1"
+
+
+def test_a_side_whose_checker_raised_fails_as_unknown_saying_why(results, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    why = "the checker raised RuntimeError: forced by the test"
+    record = SideRecord(run_dir="/runs/20261123-120000-A1-beef/guarantee", unknown=[why])
+    guarantee = judge("A1", "guarantee", results["clean plain"], {"duplicate": FORBIDDEN}, record)
+    unknown = PairVerdict("A1", "lost ack", side(results["duplicate"], "control", {"duplicate": REQUIRED}), guarantee)
+    root = check_schema(junit.write(junit.pairs([unknown]), tmp_path / "j.xml"))
+    failure = cases(root)["kafka-harness.A1 guarantee"].find("failure")
+    assert failure is not None and failure.get("type") == "unknown"
+    assert f"could not be told, so the pair is unknown: unknown: {why}" in (failure.get("message") or "")
 
 
 def test_a_research_pair_passes_with_its_findings(results, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -5,16 +5,21 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+import scenarios
 from harness.checker.synthetic import MUTATIONS
+from harness.errors import HarnessError
 from harness.report import index, page
 from harness.report.run_folder import ANOMALIES_FILE, APP_SIDE, read_pair
 from harness.report.series import timeline
+from harness.scenario import Scenario
 from harness.verdict.document import FORBIDDEN
 from tests.harness.report.conftest import _side
 
@@ -164,3 +169,51 @@ def test_a_users_app_checked_alone_is_one_side_without_a_pair(tmp_path: Path) ->
     index.build(tmp_path)
     assert "APP-beef" in (tmp_path / "index.html").read_text()
     assert index._read_run(folder).outcome == "failed"
+
+
+def _unregistered(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The scenario is gone from today's registry (renamed, deleted, a scenario file since removed)."""
+
+    def gone(sid: str) -> Scenario:
+        raise HarnessError(f"unknown scenario {sid!r}")
+
+    monkeypatch.setattr(scenarios, "get", gone)
+
+
+def _rewrite_sides(folder: Path, change: Callable[[dict[str, Any]], None]) -> None:
+    for side in ("control", "guarantee"):
+        path = folder / side / "verdict.json"
+        doc = json.loads(path.read_text())
+        change(doc)
+        path.write_text(json.dumps(doc))
+
+
+def test_a_page_takes_title_and_story_from_the_run_folder_not_from_today_s_scenarios(
+    pair_folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _rewrite_sides(pair_folder, lambda doc: doc.update(title="as it ran", story="The story as it was then."))
+    (pair_folder / "verdict.json").unlink()  # an interrupted pair: the sides' records are all it has
+    _unregistered(monkeypatch)
+    html = page.build(pair_folder).read_text()
+    assert "A1: as it ran" in html and "The story as it was then." in html
+    assert "A1 — the ack is lost" not in html
+
+
+def test_an_old_folder_without_title_or_story_renders_after_its_scenario_is_gone(
+    pair_folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _rewrite_sides(pair_folder, lambda doc: [doc.pop(k) for k in ("title", "story")])
+    (pair_folder / "verdict.json").unlink()
+    _unregistered(monkeypatch)
+    html = page.build(pair_folder).read_text()
+    assert "<h1>A1 <span" in html and 'class="story"' not in html  # the id alone
+    monkeypatch.undo()  # still registered: today's words stand in for the ones it never recorded
+    assert "A1 — the ack is lost" in page.build(pair_folder).read_text()
+
+
+def test_a_side_that_could_not_be_told_shows_unknown_and_why(pair_folder: Path) -> None:
+    why = "the checker raised RuntimeError: forced by the test"
+    _rewrite_sides(pair_folder, lambda doc: doc.update(unknown=[why], passed=False, reasons=[f"unknown: {why}"]))
+    (pair_folder / "verdict.json").unlink()
+    html = page.build(pair_folder).read_text()
+    assert f"unknown: {why}" in html

@@ -33,8 +33,8 @@ def test_a1_report_opens_with_its_timeline_and_verdict(cluster: KafkaCluster, tm
     pair = run_pair(cluster, scenarios.get("A1"), tmp_path)
     report = folder_of(pair) / REPORT
     assert report.exists(), "run_pair writes the report"
-    (fault,) = pair.control.context["faults"]
-    started = pair.control.context["started_at"]
+    (fault,) = pair.control.record.faults
+    started = pair.control.record.started_at
     errors: list[str] = []
     with screenshot.browser() as b, screenshot.opened(b, report, errors) as page:
         for side in ("control", "guarantee"):

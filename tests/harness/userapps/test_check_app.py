@@ -84,15 +84,15 @@ def test_the_java_example_passes_and_its_bugs_are_caught(
     print(f"java {bug or 'fixed'}: {side_outcome(verdict)} in {time.monotonic() - started:.1f}s, {verdict.reasons}")
     if not finding:
         assert verdict.passed, verdict.reasons
-        assert [f["fault"] for f in verdict.context["faults"]] == ["kill"]  # the schedule's kill happened
+        assert [f["fault"] for f in verdict.record.faults] == ["kill"]  # the schedule's kill happened
     else:
         assert not verdict.passed and verdict.count(finding) > 0, verdict.reasons
     if like:
-        assert _windows_caught(verdict) == 3, verdict.context["faults"]
+        assert _windows_caught(verdict) == 3, verdict.record.faults
 
 
 def _windows_caught(verdict: VariantVerdict) -> int:
-    return sum(f.get("windows_hit", 0) for f in verdict.context["faults"] if f["fault"] == "crash_at_commit")
+    return sum(f.get("windows_hit", 0) for f in verdict.record.faults if f["fault"] == "crash_at_commit")
 
 
 @pytest.mark.parametrize(("bug", "passes"), [("", True), ("at-least-once", False)], ids=["fixed", "at least once"])
@@ -107,12 +107,12 @@ def test_the_python_example_under_b1s_schedule(cluster: KafkaCluster, tmp_path: 
     # As `check-app --like B1` runs it: the input written while the app runs, the reference beside it.
     more = {"inputs": half, "partitions": pipeline.partitions, "live_input": True}
     verdict = _run(cluster, tmp_path, command, steps, True, **more)
-    assert any(r["app"] == "input" for r in verdict.context["workload"])  # the live input's writer ran beside it
+    assert any(r["app"] == "input" for r in verdict.record.workload)  # the live input's writer ran beside it
     print(f"python {bug or 'fixed'} under B1: {side_outcome(verdict)} in {time.monotonic() - started:.1f}s")
-    assert _windows_caught(verdict) == 3, verdict.context["faults"]
+    assert _windows_caught(verdict) == 3, verdict.record.faults
     # The reference at-least-once app ran beside it under the same three windows, and repeated.
-    assert verdict.context["reference"]["repeated"] > 0, verdict.context["reference"]
-    folder = Path(verdict.context["run_dir"]).parent
+    assert verdict.record.reference["repeated"] > 0, verdict.record.reference
+    folder = Path(verdict.record.run_dir).parent
     assert (folder / "reference" / "verdict.json").exists() and "reference" in (folder / "report.html").read_text()
     if passes:
         assert verdict.passed, verdict.reasons
@@ -144,7 +144,7 @@ def test_each_action_in_the_app_s_window_repeats_the_at_least_once_app(
         return [Step(0.0, fault(App("app-1"), after=2, action=action, hold_s=8.0, listener=APP_LINKS), duration_s=120)]
 
     verdict = _run(cluster, tmp_path, [*PYTHON_APP, *(["--bug", bug] if bug else [])], steps, live_input=True)
-    (caught,) = [f for f in verdict.context["faults"] if f["fault"] == kind]
+    (caught,) = [f for f in verdict.record.faults if f["fault"] == kind]
     assert caught["windows_hit"] == 1 and caught["windows"][0]["action"] == action, caught
     if bug:
         assert not verdict.passed and verdict.count("sink_repeated") > 0, verdict.reasons
@@ -157,7 +157,7 @@ def test_two_instances_share_the_input_and_survive_a_kill_of_one(cluster: KafkaC
     verdict = _run(cluster, tmp_path, PYTHON_APP, instances=2)
     print(f"python fixed, 2 instances: {side_outcome(verdict)} in {time.monotonic() - started:.1f}s")
     assert verdict.passed, verdict.reasons
-    assert {r["app"] for r in verdict.context["workload"]} == {"app-1", "app-2"}
+    assert {r["app"] for r in verdict.record.workload} == {"app-1", "app-2"}
 
 
 def test_the_python_example_reading_uncommitted_is_caught(cluster: KafkaCluster, tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ from harness.userapps.moments import FAULT_HIT_WORK, IN_HAND, moment
 from harness.userapps.workload import APP_VARIANT
 from harness.verdict.document import side_outcome
 from harness.verdict.judge import judge
+from harness.verdict.record import SideRecord
 
 # The app started at t=10, wrote and committed from t=11, caught up at t=14.
 SAMPLES = [
@@ -52,7 +53,7 @@ def _side(faults: list[dict[str, Any]], samples: list[dict[str, Any]] | None, re
     sink = {name: {"count": 0, "examples": []} for name in ("sink_missing", "sink_aborted")}
     sink["sink_repeated"] = {"count": repeated, "examples": []}
     context = {"faults": faults, "sink": {**sink, "progress": samples}, "workload": []}
-    return judge("APP", "app", result, APP_VARIANT.expect, context, APP_VARIANT.checks)
+    return judge("APP", "app", result, APP_VARIANT.expect, SideRecord.from_json(context), APP_VARIANT.checks)
 
 
 def test_faults_that_all_missed_the_work_make_the_run_inconclusive_with_the_reason() -> None:

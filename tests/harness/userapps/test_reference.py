@@ -17,6 +17,7 @@ from harness.userapps.output import OutputAtLeast
 from harness.userapps.workload import APP_LINKS, APP_VARIANT, UserAppWorkload
 from harness.verdict.document import side_outcome
 from harness.verdict.judge import judge
+from harness.verdict.record import SideRecord
 
 IN_HAND = [{"fault": "kill", "target": "app app-1", "injected_at": 12.0}]
 SAMPLES = [{"at": 11.5, "committed": 100, "caught_up": False, "outputs": 160}]
@@ -27,7 +28,7 @@ def _side(variant: Any, repeated: int) -> Any:
     sink = {name: {"count": 0, "examples": []} for name in ("sink_missing", "sink_aborted")}
     sink["sink_repeated"] = {"count": repeated, "examples": []}
     context = {"faults": IN_HAND, "sink": {**sink, "progress": SAMPLES}, "workload": []}
-    return judge("APP", variant.name, result, variant.expect, context, variant.checks)
+    return judge("APP", variant.name, result, variant.expect, SideRecord.from_json(context), variant.checks)
 
 
 @pytest.mark.parametrize(
@@ -42,7 +43,7 @@ def test_the_reference_decides_whether_a_pass_proves_anything(
     assert control.passed == (theirs > 0)  # the reference passes as a control does: it showed the anomaly
     again = reference.with_reference(_side(APP_VARIANT, mine), control, tmp_path)
     assert side_outcome(again) == outcome
-    assert (tmp_path / "verdict.json").exists() and again.context["reference"]["repeated"] == theirs
+    assert (tmp_path / "verdict.json").exists() and again.record.reference["repeated"] == theirs
 
 
 def test_the_reference_runs_on_topics_of_its_own_with_the_user_s_sizes() -> None:

@@ -10,19 +10,20 @@ from typing import Any
 import pytest
 
 from harness.userapps.workload import CAUGHT_UP, NO_CRASH, contract_breach
+from harness.verdict.record import SideRecord
 
 
 def _side(sink: dict[str, Any], workload: list[dict[str, Any]] | None = None) -> Any:
-    context = {
-        "sink": sink,
-        "workload": workload or [],
-        "run_dir": "/runs/x/app",
-        "producer_config": {"group.id": "out-group"},
-        "topics": ["in"],
-        "started_at": 100.0,
-        "ended_at": 130.0,
-    }
-    return SimpleNamespace(context=context)
+    record = SideRecord(
+        sink=sink,
+        workload=workload or [],
+        run_dir="/runs/x/app",
+        producer_config={"group.id": "out-group"},
+        topics=["in"],
+        started_at=100.0,
+        ended_at=130.0,
+    )
+    return SimpleNamespace(record=record)
 
 
 def _incarnation(n: int, exit_code: int | None, crashed: bool, **more: Any) -> dict[str, Any]:
@@ -67,7 +68,7 @@ def test_an_app_a_fault_stopped_inside_its_first_transaction_gets_a_verdict_not_
     # watermarks do. With a fault injected the verdict says what became of the inputs.
     sink = {"group_committed": 0, "outputs": 0, "contract": "", "progress": [{"outputs": 0}, {"outputs": 300}]}
     faulted = _side(sink)
-    faulted.context["faults"] = [{"fault": "crash_at_commit"}]
+    faulted.record.faults = [{"fault": "crash_at_commit"}]
     assert contract_breach(faulted) is None
     breach = contract_breach(_side(sink))  # no fault: the app itself never committed
     assert breach is not None and "wrote 300 output records" in str(breach)

@@ -9,10 +9,11 @@ from typing import Any
 import pytest
 
 from harness.verdict.checks import answered, held_answered, late_copy_answered
+from harness.verdict.record import SideRecord
 
 
 def _side(*hits: dict[str, Any]) -> Any:
-    return SimpleNamespace(context={"faults": [{"fault": "protocol", "hits": list(hits)}, {"fault": "pause"}]})
+    return SimpleNamespace(record=SideRecord(faults=[{"fault": "protocol", "hits": list(hits)}, {"fault": "pause"}]))
 
 
 ON_TIME = {"action": "hold", "broker_error": "INVALID_TXN_STATE"}  # the client was still waiting for it

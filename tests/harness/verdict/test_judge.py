@@ -4,6 +4,7 @@ and a pair's outcome from its two variants (``PairVerdict.outcome``), over every
 from __future__ import annotations
 
 import itertools
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -21,7 +22,9 @@ from harness.verdict.document import (
     VariantVerdict,
     side_outcome,
 )
-from harness.verdict.judge import judge
+from harness.verdict.judge import judge, untold
+from harness.verdict.outcome import Outcome
+from harness.verdict.record import SideRecord
 
 HISTORY, CLIENT, SINK = "duplicate", "app_fenced", "sink_missing"  # one finding of each source
 
@@ -30,15 +33,13 @@ def _result(**counts: int) -> CheckResult:
     return CheckResult({name: Finding(counts.get(name, 0)) for name in ANOMALIES}, {}, {})
 
 
-def _context(fault_errors: list[str] | None = None, **counts: int) -> dict[str, Any]:
-    """A side's context whose client and sink findings have ``counts``."""
-    context: dict[str, Any] = {
-        "workload": [{"app": "a", "incarnation": i + 1, "fenced": {}} for i in range(counts.get(CLIENT, 0))],
-        "sink": {SINK: {"count": counts.get(SINK, 0), "examples": []}},
-    }
-    if fault_errors:
-        context["fault_errors"] = fault_errors
-    return context
+def _context(fault_errors: list[str] | None = None, **counts: int) -> SideRecord:
+    """A side's record whose client and sink findings have ``counts``."""
+    return SideRecord(
+        workload=[{"app": "a", "incarnation": i + 1, "fenced": {}} for i in range(counts.get(CLIENT, 0))],
+        sink={SINK: {"count": counts.get(SINK, 0), "examples": []}},
+        fault_errors=fault_errors or [],
+    )
 
 
 def _judge(expect: dict[str, str], fault_errors: list[str] | None = None, **counts: int) -> VariantVerdict:
@@ -135,16 +136,17 @@ def _variant(name: str, passed: bool, faulty: bool) -> VariantVerdict:
 
 
 def _outcome(research: bool, control: tuple[bool, bool], guarantee: tuple[bool, bool]) -> str:
-    """The pair's rules, in their order: a fault that did not happen as written proves nothing; a
-    research pair is reported when both sides met what it needs (its sides have only checks to
-    fail); a guarantee that broke its promise fails the pair; a clean guarantee beside a control
-    that did not show its anomaly proves nothing either."""
+    """The pair's rules, in their order: a guarantee that broke its promise fails the pair, even
+    when a fault did not happen as written (a found anomaly stands; a research pair claims
+    nothing, so its sides have only checks to fail); else a fault that did not happen as written
+    proves nothing; a research pair is reported when both sides met what it needs; a clean
+    guarantee beside a control that did not show its anomaly proves nothing either."""
+    if not research and not guarantee[0]:
+        return "failed"
     if control[1] or guarantee[1]:
         return "inconclusive"
     if research:
         return "reported" if control[0] and guarantee[0] else "inconclusive"
-    if not guarantee[0]:
-        return "failed"
     return "passed" if control[0] else "inconclusive"
 
 
@@ -168,8 +170,9 @@ def test_pair_outcome_over_every_combination(
         ((False, False), (True, False), "inconclusive"),  # the fault proved nothing
         ((True, False), (False, False), "failed"),
         ((False, False), (False, False), "failed"),  # a broken promise fails, whatever the control did
-        ((True, True), (False, False), "inconclusive"),  # the schedule broke: no claim either way
-        ((True, False), (False, True), "inconclusive"),
+        ((True, True), (False, False), "failed"),  # the schedule broke, but the violation stands
+        ((True, False), (False, True), "failed"),
+        ((True, True), (True, False), "inconclusive"),  # the schedule broke: a clean guarantee proves nothing
     ],
 )
 def test_pair_outcomes_spelt_out(control: tuple[bool, bool], guarantee: tuple[bool, bool], outcome: str) -> None:
@@ -181,25 +184,25 @@ def test_pair_outcomes_spelt_out(control: tuple[bool, bool], guarantee: tuple[bo
 
 
 def _told(unknown: list[str], duplicates: int = 0, checks: tuple[Check, ...] = ()) -> VariantVerdict:
-    context = {**_context(), "unknown": unknown}
-    return judge("X1", "guarantee", _result(duplicate=duplicates), {HISTORY: FORBIDDEN}, context, checks)
+    record = replace(_context(), unknown=unknown)
+    return judge("X1", "guarantee", _result(duplicate=duplicates), {HISTORY: FORBIDDEN}, record, checks)
 
 
 def _cannot_tell(side: VariantVerdict) -> str | None:
-    return side.context["workload"][5]["exit"]  # no such report: an IndexError
+    return side.record.workload[5]["exit"]  # no such report: an IndexError
 
 
 @pytest.mark.parametrize(
     ("side", "outcome"),
     [
-        (lambda: _told(["the checker raised ValueError: boom"]), "inconclusive"),
-        (lambda: _told([], checks=(Check("exits", "why", _cannot_tell),)), "inconclusive"),
+        (lambda: _told(["the checker raised ValueError: boom"]), "unknown"),
+        (lambda: _told([], checks=(Check("exits", "why", _cannot_tell),)), "unknown"),
         (lambda: _told(["the checker raised ValueError: boom"], duplicates=2), "failed"),  # a violation beats it
         (lambda: _told([], duplicates=2, checks=(Check("exits", "why", _cannot_tell),)), "failed"),
     ],
     ids=["checker raised", "check cannot tell", "and a violation", "cannot tell and a violation"],
 )
-def test_what_could_not_be_told_is_inconclusive_never_a_violation(side: Any, outcome: str) -> None:
+def test_what_could_not_be_told_is_unknown_never_a_violation(side: Any, outcome: str) -> None:
     guarantee = side()
     assert not guarantee.passed
     assert side_outcome(guarantee) == outcome
@@ -216,3 +219,23 @@ def test_a_side_alone_fails_on_a_violation_even_when_a_fault_did_not_happen_as_w
     """A user's app: a step that missed proves nothing, but an anomaly found stands."""
     side = judge("APP", "app", _result(duplicate=duplicates), {HISTORY: FORBIDDEN}, _context(["a step missed"]))
     assert side_outcome(side) == outcome
+
+
+def test_a_checker_that_raised_counts_nothing_and_says_why_in_one_line() -> None:
+    result, why = untold(RuntimeError("forced by the test\n  a traceback line"))
+    assert why == "the checker raised RuntimeError: forced by the test"
+    assert not any(f.count for f in result.anomalies.values()) and set(result.anomalies) == set(ANOMALIES)
+    guarantee = _told([why])
+    assert guarantee.reasons == [f"unknown: {why}"]
+    pair = PairVerdict("X1", "title", _variant("control", True, False), guarantee)
+    assert pair.outcome == Outcome.UNKNOWN and pair.outcome.exit_code == 3
+    assert pair.to_json()["verdict"] == "unknown"
+
+
+@pytest.mark.parametrize("research", [False, True])
+def test_a_control_that_could_not_be_told_makes_the_pair_unknown_even_beside_a_broken_fault(research: bool) -> None:
+    control = judge(
+        "X1", "control", _result(), {}, replace(_context(["a step missed"]), unknown=["the checker raised"])
+    )
+    pair = PairVerdict("X1", "title", control, _variant("guarantee", True, False), research)
+    assert pair.outcome == Outcome.UNKNOWN

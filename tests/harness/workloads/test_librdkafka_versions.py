@@ -122,12 +122,12 @@ def test_a1_with_its_control_pinned_to_librdkafka_2_1_0_passes_and_says_what_ran
     pinned = replace(a1, control=replace(a1.control, client=f"librdkafka=={OLD}"))
     pair = run_pair(cluster, pinned, tmp_path)
     assert pair.outcome == "passed", pair.control.reasons + pair.guarantee.reasons
-    control, guarantee = pair.control.context, pair.guarantee.context
-    assert (control["client"], control["client_version"], control["client_pin"]) == (
+    control, guarantee = pair.control.record, pair.guarantee.record
+    assert (control.client, control.client_version, control.client_pin) == (
         "librdkafka",
         OLD,
         f"librdkafka=={OLD}",
     )
-    assert control["client_ran"] == [OLD]  # confluent_kafka.libversion() in the app itself
-    assert (guarantee["client_version"], guarantee["client_pin"], guarantee["client_requested"]) == (PINNED, "", "")
-    assert guarantee["client_ran"] != [OLD]
+    assert control.client_ran == [OLD]  # confluent_kafka.libversion() in the app itself
+    assert (guarantee.client_version, guarantee.client_pin, guarantee.client_requested) == (PINNED, "", "")
+    assert guarantee.client_ran != [OLD]

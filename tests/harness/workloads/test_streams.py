@@ -149,7 +149,7 @@ def test_the_streams_app_built_against_4_3_runs_exactly_once_on_older_kafka_stre
     side = replace(d1.guarantee, workload=app, client=f"java=={version}", expect=clean, checks=())
     verdict = run_variant(cluster, replace(d1, schedule=(), guarantee=side), side, tmp_path)
     assert verdict.passed, verdict.reasons
-    assert (verdict.context["client_package"], verdict.context["client_version"]) == ("kafka-streams", version)
-    assert verdict.context["client_ran"] == [version]
-    (report,) = verdict.context["workload"]
+    assert (verdict.record.client_package, verdict.record.client_version) == ("kafka-streams", version)
+    assert verdict.record.client_ran == [version]
+    (report,) = verdict.record.workload
     assert report["exit"] == 0 and report["outcomes"]["processed"] == 600 and report["outcomes"]["commits"] > 0

@@ -127,7 +127,7 @@ def test_each_action_hits_one_end_txn_and_the_transactions_stay_whole(
     scenario = on_client(SCENARIO, ClientSpec(client))
     verdict = run_variant(cluster, scenario, scenario.guarantee, tmp_path)
     assert verdict.passed, verdict.reasons
-    faults = verdict.context["faults"]
+    faults = verdict.record.faults
     assert [f["params"]["action"] for f in faults] == [a for _, a, _ in ACTIONS]
     for fault in faults:
         (hit,) = fault["hits"]
@@ -143,7 +143,7 @@ def test_each_action_hits_one_end_txn_and_the_transactions_stay_whole(
             assert hit["delivered_at"] - hit["responded_at"] >= 0.9
         if action == "error":
             assert hit["broker_error_code"] == 0  # the commit went through; the client was told otherwise
-    assert not verdict.context["fault_errors"]
+    assert not verdict.record.fault_errors
 
 
 def test_a_fault_on_every_broker_hits_each_broker(cluster: KafkaCluster, tmp_path: Path) -> None:
@@ -158,6 +158,6 @@ def test_a_fault_on_every_broker_hits_each_broker(cluster: KafkaCluster, tmp_pat
     )
     verdict = run_variant(cluster, scenario, scenario.guarantee, tmp_path)
     assert verdict.passed, verdict.reasons
-    (fault,) = verdict.context["faults"]
+    (fault,) = verdict.record.faults
     assert sorted(h["broker"] for h in fault["hits"]) == [1, 2, 3]
     assert all(h["api"] == "Produce" and h["delivered_at"] - h["responded_at"] >= 0.25 for h in fault["hits"])
