@@ -37,7 +37,7 @@ from pathlib import Path
 
 from harness.checker import anomalies, synthetic
 from harness.checker.check import check
-from harness.history import columns
+from harness.history import loading
 from harness.settings import Settings
 
 SIZES = {"1M": 1_000_000, "10M": 10_000_000, "100M": 100_000_000}
@@ -139,7 +139,7 @@ def check_child(root: Path, route: str, master: str) -> None:
     reads = root / "reads"
     memory: dict[str, float] = {}
     if route == "numpy":
-        h = columns.load(ledgers, reads)
+        h = loading.load(ledgers, reads)
         loaded = time.monotonic()
         result = check(h, anomalies.CheckOptions(eos_pairs=EOS)).to_json()
         memory["numpy process"] = high_water_mib()

@@ -20,7 +20,7 @@ import scenarios
 from harness.checker.anomalies import CheckOptions, CheckResult
 from harness.checker.check import check
 from harness.errors import HarnessError
-from harness.history import columns, ledger
+from harness.history import ledger, loading
 from harness.verdict.checks import Check
 from harness.verdict.document import JUDGED_KEYS, PairVerdict, VariantVerdict
 from harness.verdict.judge import judge
@@ -68,7 +68,7 @@ def _side(side_dir: Path, saved: dict[str, Any], engine: str, master: str) -> Va
     view = saved.get("consumer_view", "read_committed")
     eos_pairs = tuple((a, b) for a, b in saved.get("eos_pairs", []))
     if engine == "python":
-        result = check(columns.load(ledgers, reads), CheckOptions(view=view, eos_pairs=eos_pairs))
+        result = check(loading.load(ledgers, reads), CheckOptions(view=view, eos_pairs=eos_pairs))
     else:
         result = _spark(ledgers, reads, view, eos_pairs, master)
     result.notes = list(saved.get("notes", []))

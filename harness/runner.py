@@ -30,7 +30,7 @@ from harness.checker import anomalies, catalogue
 from harness.checker.check import check
 from harness.cluster.kafka import OWN_LINK_LISTENERS, KafkaCluster
 from harness.faults import Faults, Schedule
-from harness.history import columns, readback
+from harness.history import columns, loading, readback
 from harness.history.lso_probe import LsoProbe
 from harness.progress import say, step
 from harness.report import page as report_page
@@ -119,7 +119,7 @@ def judge_side(
     unknown: list[str] = []  # what could not be told: the outcome is then inconclusive, never a violation
     history: columns.History | None = None
     try:
-        history = columns.load(plan.prefix_ledgers + [p for app in plan.apps for p in app.ledgers()], reads)
+        history = loading.load(plan.prefix_ledgers + [p for app in plan.apps for p in app.ledgers()], reads)
         result = check(history, anomalies.CheckOptions(view=variant.consumer_view, eos_pairs=plan.eos_pairs))
     except Exception as exc:  # a checker that raises tells nothing about the run
         result = anomalies.CheckResult.unknown([d.name for d in catalogue.CATALOGUE if d.source == catalogue.HISTORY])

@@ -42,7 +42,6 @@ from harness.history.columns import (
     CHUNK,
     FAIL,
     INFO,
-    ISOLATIONS,
     NO_OUTCOME,
     OFFSET_BITS,
     OK,
@@ -54,6 +53,7 @@ from harness.history.columns import (
     chunks,
     lookup,
 )
+from harness.history.format import ISOLATIONS
 from harness.history.records import MARKER_ID, SEQ_BITS
 
 MAX_EXAMPLES = 5

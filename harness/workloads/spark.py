@@ -31,7 +31,8 @@ import pyarrow.parquet as pq
 from harness.checker.sinks import aggregate_mismatch, count_per_input, naming_aborted
 from harness.cluster.kafka import KafkaCluster
 from harness.faults import serial
-from harness.history.columns import History, view_path
+from harness.history.columns import History
+from harness.history.format import view_path
 from harness.history.readback import high_watermarks, read_back
 from harness.jvm.spark import require_pyspark
 from harness.workloads import spark_tables

@@ -11,13 +11,13 @@ from harness.checker import anomalies
 from harness.checker.catalogue import ANOMALIES
 from harness.checker.check import check
 from harness.checker.synthetic import INPUT_TOPIC, MUTATIONS, OUTPUT_TOPIC, Mutation
-from harness.history import columns
+from harness.history import loading
 
 
 def run(m: Mutation, root: Path) -> anomalies.CheckResult:
     paths, reads = m.build(root)
     options = anomalies.CheckOptions(eos_pairs=((INPUT_TOPIC, OUTPUT_TOPIC),) if m.eos else ())
-    return check(columns.load(paths, reads), options)
+    return check(loading.load(paths, reads), options)
 
 
 @pytest.mark.parametrize("m", MUTATIONS, ids=[m.name for m in MUTATIONS])

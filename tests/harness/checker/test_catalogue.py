@@ -14,7 +14,7 @@ from harness.checker.anomalies import CheckOptions
 from harness.checker.catalogue import ANOMALIES, CATALOGUE, HISTORY
 from harness.checker.check import check
 from harness.checker.synthetic import MUTATIONS
-from harness.history import columns
+from harness.history import loading
 from harness.scenario import Variant
 from harness.verdict.document import REQUIRED
 from harness.verdict.judge import judge
@@ -35,7 +35,7 @@ def test_every_history_finder_returns_exactly_its_declared_findings(tmp_path: Pa
     from harness.checker import anomalies
 
     paths, reads = MUTATIONS[0].build(tmp_path)
-    c = anomalies.Context(columns.load(paths, reads), CheckOptions())
+    c = anomalies.Context(loading.load(paths, reads), CheckOptions())
     for finder in {d.finds for d in CATALOGUE if d.source == HISTORY}:
         declared = {d.name for d in CATALOGUE if d.finds is finder}
         assert set(finder(c)) == declared, finder.__name__
@@ -59,7 +59,7 @@ def test_every_history_anomaly_has_a_function_in_each_engine_and_a_mutation() ->
 
 def test_a_verdict_counts_every_finding_of_the_catalogue(tmp_path: Path) -> None:
     paths, reads = MUTATIONS[0].build(tmp_path)
-    verdict = judge("X1", "control", check(columns.load(paths, reads)), {"duplicate": REQUIRED}, {})
+    verdict = judge("X1", "control", check(loading.load(paths, reads)), {"duplicate": REQUIRED}, {})
     assert list(verdict.to_json()["counts"]) == list(catalogue.NAMES)
 
 

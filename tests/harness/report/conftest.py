@@ -11,7 +11,7 @@ import pytest
 
 from harness.checker.check import check
 from harness.checker.synthetic import BASE_US, MUTATIONS
-from harness.history import columns
+from harness.history import loading
 from harness.verdict.document import FORBIDDEN, REQUIRED, PairVerdict, VariantVerdict
 from harness.verdict.judge import judge
 
@@ -68,7 +68,7 @@ def _side(folder: Path, mutation: str, expect: dict[str, str]) -> VariantVerdict
         "kafka_version": "4.3.1",
         "run_dir": str(folder),
     }
-    verdict = judge("A1", folder.name, check(columns.load(paths, reads)), expect, context)
+    verdict = judge("A1", folder.name, check(loading.load(paths, reads)), expect, context)
     (folder / "verdict.json").write_text(json.dumps(verdict.to_json()))
     return verdict
 

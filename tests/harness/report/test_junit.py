@@ -10,7 +10,7 @@ import pytest
 from harness.checker.anomalies import CheckResult
 from harness.checker.check import check
 from harness.checker.synthetic import MUTATIONS
-from harness.history import columns
+from harness.history import loading
 from harness.report import junit
 from harness.verdict.document import FORBIDDEN, REQUIRED, PairVerdict, VariantVerdict
 from harness.verdict.judge import judge
@@ -23,7 +23,7 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, CheckResult]:
     for name in ("clean plain", "duplicate"):
         m = next(m for m in MUTATIONS if m.name == name)
         paths, reads = m.build(tmp_path_factory.mktemp(name.replace(" ", "-")))
-        found[name] = check(columns.load(paths, reads))
+        found[name] = check(loading.load(paths, reads))
     return found
 
 
