@@ -35,8 +35,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.checker import anomalies, synthetic
+from harness.checker import synthetic
 from harness.checker.check import check
+from harness.checker.result import CheckOptions
 from harness.history import loading
 from harness.settings import Settings
 
@@ -141,7 +142,7 @@ def check_child(root: Path, route: str, master: str) -> None:
     if route == "numpy":
         h = loading.load(ledgers, reads)
         loaded = time.monotonic()
-        result = check(h, anomalies.CheckOptions(eos_pairs=EOS)).to_json()
+        result = check(h, CheckOptions(eos_pairs=EOS)).to_json()
         memory["numpy process"] = high_water_mib()
     else:
         from harness.checker.spark import engine as spark_engine

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import scenarios
-from harness.checker.anomalies import CheckOptions, CheckResult
 from harness.checker.check import check
+from harness.checker.result import CheckOptions, CheckResult
 from harness.errors import HarnessError
 from harness.history import ledger, loading
 from harness.verdict.checks import Check

@@ -26,8 +26,9 @@ from typing import Any
 import pyarrow.parquet as pq
 
 from harness import stopping
-from harness.checker import anomalies, catalogue
+from harness.checker import catalogue
 from harness.checker.check import check
+from harness.checker.result import MAX_EXAMPLES, CheckOptions, CheckResult
 from harness.cluster.kafka import OWN_LINK_LISTENERS, KafkaCluster
 from harness.faults import Faults, Schedule
 from harness.history import columns, loading, readback
@@ -41,7 +42,6 @@ from harness.verdict.judge import judge
 from harness.waits import Deadline
 from harness.workloads.base import Plan, Side
 
-MAX_EXAMPLES = anomalies.MAX_EXAMPLES
 # Beyond the budget, the time an app restarted by the heal gets to finish.
 _AFTER_HEAL_S = 30
 
@@ -120,9 +120,9 @@ def judge_side(
     history: columns.History | None = None
     try:
         history = loading.load(plan.prefix_ledgers + [p for app in plan.apps for p in app.ledgers()], reads)
-        result = check(history, anomalies.CheckOptions(view=variant.consumer_view, eos_pairs=plan.eos_pairs))
+        result = check(history, CheckOptions(view=variant.consumer_view, eos_pairs=plan.eos_pairs))
     except Exception as exc:  # a checker that raises tells nothing about the run
-        result = anomalies.CheckResult.unknown([d.name for d in catalogue.CATALOGUE if d.source == catalogue.HISTORY])
+        result = CheckResult.unknown([d.name for d in catalogue.CATALOGUE if d.source == catalogue.HISTORY])
         unknown.append(f"the checker raised {type(exc).__name__}: {exc}")
         say(f"{scenario_id} {variant.name}: the checker raised {type(exc).__name__}: {exc} (outcome unknown)")
     reports = [r for app in plan.apps for r in app.reports()]

@@ -94,7 +94,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.checker import catalogue
-from harness.checker.anomalies import CheckResult
+from harness.checker.result import CheckResult
 
 SCHEMA = "kafka-eos-harness/verdict/1"
 REQUIRED = "required"

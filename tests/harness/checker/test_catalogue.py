@@ -10,9 +10,9 @@ import pytest
 
 import scenarios
 from harness.checker import catalogue
-from harness.checker.anomalies import CheckOptions
 from harness.checker.catalogue import ANOMALIES, CATALOGUE, HISTORY
 from harness.checker.check import check
+from harness.checker.result import CheckOptions
 from harness.checker.synthetic import MUTATIONS
 from harness.history import loading
 from harness.scenario import Variant

@@ -19,9 +19,9 @@ from unittest import mock
 import pytest
 from hypothesis import example, given
 
-from harness.checker.anomalies import CheckOptions, CheckResult
 from harness.checker.catalogue import ANOMALIES
 from harness.checker.check import check
+from harness.checker.result import CheckOptions, CheckResult
 from harness.history import ledger, loading
 from tests.harness.checker.histories import INJECTIONS, Case, Spec, build, specs
 

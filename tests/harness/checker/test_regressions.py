@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.checker.anomalies import CheckOptions, CheckResult
 from harness.checker.catalogue import ANOMALIES
 from harness.checker.check import check
+from harness.checker.result import CheckOptions, CheckResult
 from harness.history import loading
 from harness.history.format import ISOLATIONS
 from harness.history.records import MARKER_ID, UNDECODABLE_ID, decode_id, encode_value, make_id

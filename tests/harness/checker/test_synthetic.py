@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness.checker import anomalies, synthetic
+from harness.checker import synthetic
 from harness.checker.check import check
+from harness.checker.result import CheckOptions
 from harness.history import loading
 
 SHAPE = synthetic.Shape(records=3000, sessions=2, partitions=3, txn_size=10, abort_every=10, transform=True)
@@ -15,7 +16,7 @@ def test_a_history_written_in_blocks_is_clean_and_whole(tmp_path: Path) -> None:
     synthetic.write_in_blocks(SHAPE, 3, tmp_path / "blocks")
     whole = synthetic.generate(SHAPE)
     paths, reads = whole.write(tmp_path / "whole")
-    options = anomalies.CheckOptions(eos_pairs=((synthetic.INPUT_TOPIC, synthetic.OUTPUT_TOPIC),))
+    options = CheckOptions(eos_pairs=((synthetic.INPUT_TOPIC, synthetic.OUTPUT_TOPIC),))
     in_blocks = check(
         loading.load(sorted((tmp_path / "blocks" / "ledgers").glob("*.csv")), tmp_path / "blocks" / "reads"), options
     )

@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from harness.checker.anomalies import CheckOptions, CheckResult
 from harness.checker.check import check
+from harness.checker.result import CheckOptions, CheckResult
 from harness.cluster.kafka import KafkaCluster
 from harness.history import columns, ledger, loading, readback
 from harness.jvm.java_clients import (

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.checker.anomalies import CheckResult
 from harness.checker.check import check
+from harness.checker.result import CheckResult
 from harness.checker.synthetic import MUTATIONS
 from harness.history import loading
 from harness.report import junit

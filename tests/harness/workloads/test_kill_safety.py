@@ -27,8 +27,8 @@ from typing import Any
 
 import pytest
 
-from harness.checker.anomalies import CheckOptions
 from harness.checker.check import check
+from harness.checker.result import CheckOptions
 from harness.cluster.kafka import KafkaCluster
 from harness.history import loading, readback
 from harness.jvm.java_clients import PRODUCER_APP

@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 from pyspark.sql import SparkSession
 
-from harness.checker import anomalies
 from harness.checker.check import check
+from harness.checker.result import CheckOptions
 from harness.checker.spark import engine as job
 from harness.checker.synthetic import INPUT_TOPIC, MUTATIONS, OUTPUT_TOPIC, Mutation
 from harness.cluster.kafka import KafkaCluster
@@ -56,7 +56,7 @@ def _normal(doc: dict[str, Any]) -> Any:
 
 
 def _python(paths: list[Path], reads: Path, **options: Any) -> dict[str, Any]:
-    return check(loading.load(paths, reads), anomalies.CheckOptions(**options)).to_json()
+    return check(loading.load(paths, reads), CheckOptions(**options)).to_json()
 
 
 def _pairs(m: Mutation) -> tuple[tuple[str, str], ...]:
