@@ -1,7 +1,7 @@
 """Histories for the checker's tests, written through the documented formats only.
 
 The checker reads ledger CSV files (``harness.history.ledger``) and read-back Parquet files
-(``harness.history.readback``, with the ``partitions_read`` schema metadata); everything here
+(``harness.history.format``, with the ``partitions_read`` schema metadata); everything here
 ends as exactly those files, so the tests prove what a real run's files would show, not what
 a hand-built array would.
 

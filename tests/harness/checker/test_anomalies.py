@@ -10,8 +10,8 @@ import pytest
 from harness.checker.catalogue import ANOMALIES
 from harness.checker.check import check
 from harness.checker.result import MAX_EXAMPLES, CheckOptions, CheckResult
-from harness.checker.synthetic import INPUT_TOPIC, MUTATIONS, OUTPUT_TOPIC, Mutation
 from harness.history import loading
+from tests.harness.checker.synthetic import INPUT_TOPIC, MUTATIONS, OUTPUT_TOPIC, Mutation
 
 
 def run(m: Mutation, root: Path) -> CheckResult:

@@ -13,13 +13,13 @@ from harness.checker import catalogue
 from harness.checker.catalogue import ANOMALIES, CATALOGUE, HISTORY
 from harness.checker.check import check
 from harness.checker.result import CheckOptions
-from harness.checker.synthetic import MUTATIONS
 from harness.history import loading
 from harness.scenario import Variant
 from harness.verdict.document import REQUIRED
 from harness.verdict.judge import judge
 from tests.generated_docs import generated_table
 from tests.harness.checker.histories import INJECTIONS, build, every_anomaly
+from tests.harness.checker.synthetic import MUTATIONS
 
 
 def test_the_docs_table_is_the_catalogue() -> None:

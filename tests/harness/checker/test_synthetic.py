@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness.checker import synthetic
 from harness.checker.check import check
 from harness.checker.result import CheckOptions
 from harness.history import loading
+from tests.harness.checker import synthetic
 
 SHAPE = synthetic.Shape(records=3000, sessions=2, partitions=3, txn_size=10, abort_every=10, transform=True)
 

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from harness.checker.check import check
-from harness.checker.synthetic import BASE_US, MUTATIONS
 from harness.history import loading
 from harness.verdict.document import FORBIDDEN, REQUIRED, PairVerdict, VariantVerdict
 from harness.verdict.judge import judge
+from tests.harness.checker.synthetic import BASE_US, MUTATIONS
 
 STARTED = BASE_US / 1e6
 FAULT = {

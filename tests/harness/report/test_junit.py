@@ -9,11 +9,11 @@ import pytest
 
 from harness.checker.check import check
 from harness.checker.result import CheckResult
-from harness.checker.synthetic import MUTATIONS
 from harness.history import loading
 from harness.report import junit
 from harness.verdict.document import FORBIDDEN, REQUIRED, PairVerdict, VariantVerdict
 from harness.verdict.judge import judge
+from tests.harness.checker.synthetic import MUTATIONS
 from tests.junit_schema import cases, check_schema
 
 

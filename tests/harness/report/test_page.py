@@ -11,11 +11,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from harness.checker.synthetic import MUTATIONS
 from harness.report import index, page
 from harness.report.run_folder import ANOMALIES_FILE, APP_SIDE, read_pair
 from harness.report.series import timeline
 from harness.verdict.document import FORBIDDEN
+from tests.harness.checker.synthetic import MUTATIONS
 from tests.harness.report.conftest import _side
 
 DUPLICATE = next(m for m in MUTATIONS if m.name == "duplicate")

@@ -21,13 +21,13 @@ from pyspark.sql import SparkSession
 from harness.checker.check import check
 from harness.checker.result import CheckOptions
 from harness.checker.spark import engine as job
-from harness.checker.synthetic import INPUT_TOPIC, MUTATIONS, OUTPUT_TOPIC, Mutation
 from harness.cluster.kafka import KafkaCluster
 from harness.history import loading
 from harness.history.format import ISOLATIONS
 from harness.history.ledger import COLUMNS, LedgerWriter
 from harness.history.records import make_id
 from tests.harness.checker.histories import Spec, build, every_anomaly, write_view
+from tests.harness.checker.synthetic import INPUT_TOPIC, MUTATIONS, OUTPUT_TOPIC, Mutation
 
 pytestmark = pytest.mark.spark
 
