@@ -55,7 +55,7 @@ clean: $(VENV)/python  ## remove containers/networks left by killed runs
 	$(VENV)/kafka-harness clean
 
 bench-checker: $(VENV)/python  ## checker wall time and peak RSS at 1M and 10M records
-	$(VENV)/python bench/bench_checker.py
+	$(VENV)/python -m bench.bench_checker
 
 bench-spark: $(VENV)/python  ## Spark's Kafka sink vs the exactly-once foreachBatch sink: records/s, batch p50/p99
 	$(VENV)/python bench/bench_spark.py

@@ -35,10 +35,11 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.checker import anomalies, synthetic
 from harness.checker.check import check
-from harness.history import columns
+from harness.checker.result import CheckOptions
+from harness.history import loading
 from harness.settings import Settings
+from tests.harness.checker import synthetic
 
 SIZES = {"1M": 1_000_000, "10M": 10_000_000, "100M": 100_000_000}
 ROUTES = ("numpy", "spark local[2]", "spark standalone")
@@ -47,6 +48,10 @@ EOS = ((synthetic.INPUT_TOPIC, synthetic.OUTPUT_TOPIC),)
 BLOCK_RECORDS = 10_000_000  # larger histories are written in blocks of this size
 NICE_FROM = 100_000_000  # histories this large are checked under nice -n 19
 NUMPY_CAP_GIB = float(os.environ.get("NUMPY_CAP_GIB", "14"))
+# This benchmark as a module of the repository (``python -m bench.bench_checker``, from its root):
+# the synthetic histories are the tests' (``tests/harness/checker/synthetic.py``).
+_ROOT = Path(__file__).resolve().parents[1]
+_THIS = (sys.executable, "-m", "bench.bench_checker")
 EXECUTOR_CONF = {"spark.executor.memory": "1g", "spark.executor.cores": "1", "spark.cores.max": "2"}
 
 
@@ -62,7 +67,7 @@ def prepare(records: int) -> Path:
         shutil.rmtree(root, ignore_errors=True)  # a generation cut short
         started = time.monotonic()
         print(f"generating a {records:,}-record history in {root} ...", file=sys.stderr, flush=True)
-        subprocess.run([sys.executable, __file__, "--generate", str(records), str(root)], check=True)
+        subprocess.run([*_THIS, "--generate", str(records), str(root)], check=True, cwd=_ROOT)
         print(f"  generated in {time.monotonic() - started:.0f} s, {_size_gib(root):.1f} GiB", file=sys.stderr)
     return root
 
@@ -139,9 +144,9 @@ def check_child(root: Path, route: str, master: str) -> None:
     reads = root / "reads"
     memory: dict[str, float] = {}
     if route == "numpy":
-        h = columns.load(ledgers, reads)
+        h = loading.load(ledgers, reads)
         loaded = time.monotonic()
-        result = check(h, anomalies.CheckOptions(eos_pairs=EOS)).to_json()
+        result = check(h, CheckOptions(eos_pairs=EOS)).to_json()
         memory["numpy process"] = high_water_mib()
     else:
         from harness.checker.spark import engine as spark_engine
@@ -177,12 +182,12 @@ class Outcome:
 
 
 def measure(root: Path, records: int, route: str, master: str) -> Outcome:
-    cmd = [sys.executable, __file__, "--check", str(root), route, master]
+    cmd = [*_THIS, "--check", str(root), route, master]
     if records >= NICE_FROM:
         cmd = ["nice", "-n", "19", *cmd]
     started = time.monotonic()
     with tempfile.TemporaryFile("w+") as err:
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, text=True, start_new_session=True)
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, text=True, start_new_session=True, cwd=_ROOT)
         over_cap = threading.Event()
         if route == "numpy":  # watched: a numpy check that outgrows the cap is stopped, not left to swap the machine
 

@@ -66,7 +66,7 @@ import numpy as np
 from measure import PARTITIONS, spread
 
 from harness.cluster.kafka import KafkaCluster
-from harness.history import columns, ledger, readback
+from harness.history import ledger, loading, readback
 from harness.history.ledger import EVENTS
 from harness.history.records import MARKER_ID
 from harness.jvm import java_clients
@@ -223,7 +223,7 @@ def marker_run(cluster: KafkaCluster, work: Path, client: str, n: int) -> dict[s
         measure.run_app(client, spec, work, name, keep_ledger=True)
         touched = _partitions_touched(Path(spec.ledger))
         reads = readback.read_back(cluster.bootstrap_servers(), [topic], work / f"{name}-reads")
-        view = columns.load([], reads).views["read_uncommitted"]
+        view = loading.load([], reads).views["read_uncommitted"]
         batches = [b for p in range(PARTITIONS) for b in _control_batches(cluster, topic, p)]
     finally:
         measure.drop_topic(cluster, topic)

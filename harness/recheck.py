@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Any
 
 import scenarios
-from harness.checker.anomalies import CheckOptions, CheckResult
 from harness.checker.check import check
+from harness.checker.result import CheckOptions, CheckResult
 from harness.errors import HarnessError
-from harness.history import columns, ledger
+from harness.history import ledger, loading
 from harness.verdict.checks import Check
 from harness.verdict.document import JUDGED_KEYS, PairVerdict, VariantVerdict
 from harness.verdict.judge import CHECKER, judge, untold
@@ -79,7 +79,7 @@ def _side(side_dir: Path, saved: dict[str, Any], engine: str, master: str) -> Va
     record.unknown = [u for u in record.unknown if not u.startswith(f"{CHECKER} raised ")]
     try:
         if engine == "python":
-            result = check(columns.load(ledgers, reads), CheckOptions(view=record.consumer_view, eos_pairs=eos_pairs))
+            result = check(loading.load(ledgers, reads), CheckOptions(view=record.consumer_view, eos_pairs=eos_pairs))
         else:
             result = _spark(ledgers, reads, record.consumer_view, eos_pairs, master)
     except Exception as exc:  # as in a run: unknown, never a violation, never a crash

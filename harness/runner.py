@@ -26,11 +26,11 @@ from typing import Any
 import pyarrow.parquet as pq
 
 from harness import stopping
-from harness.checker import anomalies
 from harness.checker.check import check
+from harness.checker.result import MAX_EXAMPLES, CheckOptions
 from harness.cluster.kafka import OWN_LINK_LISTENERS, KafkaCluster
 from harness.faults import Faults, Schedule
-from harness.history import columns, readback
+from harness.history import columns, loading, readback
 from harness.history.lso_probe import LsoProbe
 from harness.progress import say, step
 from harness.report import page as report_page
@@ -42,7 +42,6 @@ from harness.verdict.record import SideRecord
 from harness.waits import Deadline
 from harness.workloads.base import Plan, Side
 
-MAX_EXAMPLES = anomalies.MAX_EXAMPLES
 # Beyond the budget, the time an app restarted by the heal gets to finish.
 _AFTER_HEAL_S = 30
 
@@ -130,8 +129,8 @@ def judge_side(
     unknown: list[str] = []  # what could not be told: the outcome is then unknown, never a violation
     history: columns.History | None = None
     try:
-        history = columns.load(plan.prefix_ledgers + [p for app in plan.apps for p in app.ledgers()], reads)
-        result = check(history, anomalies.CheckOptions(view=variant.consumer_view, eos_pairs=plan.eos_pairs))
+        history = loading.load(plan.prefix_ledgers + [p for app in plan.apps for p in app.ledgers()], reads)
+        result = check(history, CheckOptions(view=variant.consumer_view, eos_pairs=plan.eos_pairs))
     except Exception as exc:  # a checker that raises tells nothing about the run
         result, why = untold(exc)
         unknown.append(why)

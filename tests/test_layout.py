@@ -1,6 +1,7 @@
 """The tree shows its parts: the packages stand in layers and import only downwards, no import
-loops (between modules or between packages), one direction between harness and spark_jobs,
-every package says what it is for, and docs/layout.md's table lists every module."""
+loops (between modules or between packages, type hints included), one direction between harness
+and spark_jobs, every package says what it is for, docs/layout.md's table lists every module, no
+module of the harness is over 600 lines, and only the command line parses arguments."""
 
 from __future__ import annotations
 
@@ -21,29 +22,27 @@ def _modules() -> dict[str, Path]:
     return found
 
 
-def _type_checking_only(node: ast.If) -> bool:
-    return isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"
-
-
 def _imports(path: Path, modules: dict[str, Path]) -> set[str]:
-    """Project modules ``path`` imports, at module level or inside functions; imports only
-    for type checkers do not run and do not count."""
+    """Project modules ``path`` imports, at module level, inside functions, or only for type
+    checkers (a loop of type hints is a loop of the design too); ``from m import n`` counts as
+    ``m.n`` where that is a module, else as ``m``."""
     found: set[str] = set()
-
-    def visit(node: ast.AST) -> None:
-        if isinstance(node, ast.If) and _type_checking_only(node):
-            return
+    for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names if alias.name in modules)
+            found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             for alias in node.names:
                 sub = f"{node.module}.{alias.name}"
                 found.add(sub if sub in modules else node.module)
-        for child in ast.iter_child_nodes(node):
-            visit(child)
-
-    visit(ast.parse(path.read_text()))
     return {m for m in found if m in modules}
+
+
+def _imports_argparse(path: Path) -> bool:
+    return any(
+        (isinstance(node, ast.Import) and any(a.name == "argparse" for a in node.names))
+        or (isinstance(node, ast.ImportFrom) and node.module == "argparse")
+        for node in ast.walk(ast.parse(path.read_text()))
+    )
 
 
 def _graph() -> dict[str, set[str]]:
@@ -127,8 +126,43 @@ def test_the_packages_import_each_other_without_a_loop() -> None:
     assert _loops(units) == []
 
 
+# Loops inside harness.faults, which is being reworked apart (issue 39): listed so that no other
+# loop is added meanwhile; this set is to be emptied, not grown.
+KNOWN_LOOPS = {"harness.faults.kinds -> harness.faults.kinds.base -> harness.faults.specs -> harness.faults.kinds"}
+
+
 def test_the_modules_import_each_other_without_a_loop() -> None:
-    assert _loops(_graph()) == []
+    assert set(_loops(_graph())) - KNOWN_LOOPS == set()
+
+
+def test_an_import_only_for_type_checkers_counts(tmp_path: Path) -> None:
+    module = tmp_path / "m.py"
+    module.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from harness.runner import run_pair\n")
+    assert _imports(module, _modules()) == {"harness.runner"}
+
+
+MAX_LINES = 600
+
+
+def test_no_module_of_the_harness_is_over_600_lines() -> None:
+    # Past this a module does several jobs; split it by job rather than raise the bound.
+    long = {
+        str(path.relative_to(ROOT)): lines
+        for name, path in _modules().items()
+        if name.startswith("harness") and (lines := len(path.read_text().splitlines())) > MAX_LINES
+    }
+    assert not long
+
+
+def test_only_the_command_line_parses_arguments() -> None:
+    # argparse belongs to harness.cli; everything below takes typed values (the Spark jobs are
+    # programs of their own and parse their own).
+    wrong = [
+        name
+        for name, path in _modules().items()
+        if name.startswith("harness") and not name.startswith("harness.cli") and _imports_argparse(path)
+    ]
+    assert not wrong
 
 
 def _loops(graph: dict[str, set[str]]) -> list[str]:

@@ -6,8 +6,8 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 
 from harness.checker import anomalies
-from harness.checker.anomalies import CheckOptions, CheckResult
 from harness.checker.catalogue import CATALOGUE, HISTORY
+from harness.checker.result import CheckOptions, CheckResult
 from harness.history.columns import History
 
 # One finder may find two anomalies; each runs once, the longest first.

@@ -17,6 +17,7 @@ from pathlib import Path
 from harness.cli.options import add_versions, settings_of
 from harness.errors import HarnessError
 from harness.explore import bisect, draw, replay, run, words
+from harness.explore.kept import Kept
 from harness.explore.subject import Subject
 
 
@@ -62,7 +63,7 @@ def cmd_explore(args: argparse.Namespace) -> int:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    kept = replay.Kept.read(Path(args.run_dir))
+    kept = Kept.read(Path(args.run_dir))
     folder, trials = replay.replay(kept, args.times, settings_of(args))
     failed = sum(t.failed for t in trials)
     print(f"reproduced {failed} of {len(trials)} ({100 * failed / len(trials):.0f} %) · {folder}", flush=True)
@@ -72,7 +73,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def cmd_shrink(args: argparse.Namespace) -> int:
-    kept = replay.Kept.read(Path(args.run_dir))
+    kept = Kept.read(Path(args.run_dir))
     shrunk = replay.shrink_run(kept, args.budget, settings_of(args), Path(args.out) if args.out else None)
     for n, a in enumerate(shrunk.attempts, 1):
         print(f"  try {n:>2}: {a.change:<40} {a.steps} step(s)  {'failed' if a.failed else 'did not fail'}")
@@ -89,7 +90,7 @@ def cmd_bisect(args: argparse.Namespace) -> int:
     if bool(args.kafka) == bool(args.client):
         raise HarnessError("bisect over one axis: --kafka LO..HI, or --client librdkafka|java LO..HI")
     axis, span = ("kafka", args.kafka) if args.kafka else (args.client[0], args.client[1])
-    kept = replay.Kept.read(Path(args.run_dir))
+    kept = Kept.read(Path(args.run_dir))
     chosen = bisect.releases(axis, span)  # bad input: one line, before anything starts
     found = bisect.bisect(kept, axis, chosen, args.times, settings_of(args), Path(args.out) if args.out else None)
     for p in found.in_order():

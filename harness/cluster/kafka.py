@@ -19,19 +19,16 @@ from __future__ import annotations
 
 import atexit
 import base64
-import json
 import os
 import secrets
 import signal
 import threading
-import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from confluent_kafka import Consumer, ElectionType, KafkaError, KafkaException, Producer, TopicPartition
+from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 from docker.errors import DockerException
 from testcontainers.core.container import DockerContainer
@@ -39,6 +36,9 @@ from testcontainers.core.network import Network
 
 from harness import docker_engine
 from harness.cluster import broker_archive, images, security
+from harness.cluster.acls import Acls
+from harness.cluster.broker import Broker
+from harness.cluster.leadership import Leadership
 from harness.cluster.proxy import ToxiproxyAPI
 from harness.errors import HarnessError
 from harness.progress import say, step
@@ -64,8 +64,6 @@ _BROKER_PORT = {"client": 9092, "replication": 9093, "controller": 9094, "client
 _PROXY_PORT_BASE = {"client": 19090, "replication": 29090, "controller": 39090, "client2": 49090, "client3": 59090}
 _TOXIPROXY_API_PORT = 8474
 PROBE_TOPIC = "__harness_probe"
-# Where each KRaft node keeps what it knows of the quorum (its leader among it).
-_QUORUM_STATE = "/var/lib/kafka/data/__cluster_metadata-0/quorum-state"
 
 
 def _proxy_port(node_id: int, listener: str) -> int:
@@ -86,32 +84,15 @@ def new_cluster_id() -> str:
             return cid
 
 
-@dataclass
-class Broker:
-    node_id: int
-    alias: str
-    container: DockerContainer
-
-    def docker(self) -> Any:
-        return self.container.get_wrapped_container()
-
-    def status(self) -> str:
-        c = self.docker()
-        c.reload()
-        return str(c.status)
-
-    def log_tail(self, lines: int = 40) -> str:
-        return self.docker().logs(tail=lines).decode(errors="replace")
-
-
 _CREATE_ATTEMPTS = 3  # creating a topic, when the failure is transient
 
 
-class KafkaCluster:
+class KafkaCluster(Leadership, Acls):
     """Three combined broker+controller KRaft nodes and one Toxiproxy, as a context manager.
 
     Configure with ``with_*`` before ``start()``; they raise afterwards instead of silently
-    doing nothing.
+    doing nothing. Who leads (``Leadership``) and the ACLs (``Acls``) are mixed in from their
+    own modules.
     """
 
     size = 3
@@ -305,52 +286,6 @@ class KafkaCluster:
             raise HarnessError(f"no SASL user {user!r} on this cluster; one of {', '.join(self._passwords)}")
         return security.client_config(user, self._passwords[user])
 
-    def allow(self, grants: list[security.Grant], names: dict[security.Resource, list[str]]) -> None:
-        """Create the ACLs of ``grants`` on the resources ``names`` (secured clusters only)."""
-        if not grants:
-            return
-        if not self.secured:
-            raise HarnessError("ACLs need a secured cluster: client_security SASL_PLAINTEXT")
-        bindings = [b for grant in grants for b in grant.bindings(names)]
-        for binding, future in self.admin().create_acls(bindings, request_timeout=30).items():
-            try:
-                future.result(30)
-            except KafkaException as exc:
-                raise HarnessError(f"cannot create ACL {binding}: {exc.args[0].str()}") from exc
-        self.wait_metadata_applied()
-
-    def wait_metadata_applied(self, timeout_s: float = 60) -> None:
-        """Until every broker has applied the metadata committed so far. The controller commits
-        an ACL before a broker applies it, seconds before under load (CI saw a transactional.id
-        refused by two brokers 3 s after its grant): a topic with one partition on each broker is
-        made next, and a broker takes a record for its partition only once it has applied that
-        topic, so every record before it too."""
-        brokers = sorted(self.brokers)
-        name = f"__harness_barrier_{uuid.uuid4().hex[:8]}"
-        self._create(NewTopic(name, len(brokers), replica_assignment=[[b] for b in brokers]), timeout_s)
-        producer = Producer(
-            self._own_client(
-                {
-                    "acks": 1,  # the leader's taking it is the proof; the topic has one replica anyway
-                    "message.timeout.ms": int(timeout_s * 1000),
-                }
-            )
-        )
-        refused: list[str] = []
-
-        def delivered(err: KafkaError | None, _: object) -> None:
-            if err is not None:
-                refused.append(err.str())
-
-        try:
-            for p in range(len(brokers)):
-                producer.produce(name, b"", partition=p, on_delivery=delivered)
-            if producer.flush(timeout_s) or refused:
-                raise HarnessError(f"brokers did not apply the cluster's metadata within {timeout_s:g} s: {refused}")
-        finally:
-            producer.close()  # not left to a traceback that outlives the cluster
-        self.admin().delete_topics([name])
-
     def admin(self) -> AdminClient:
         # One client for the cluster's life: a handle dropped while its futures are pending
         # fails them with "handle destroyed".
@@ -453,86 +388,6 @@ class KafkaCluster:
                 # in CI on a cluster's first topic): a transient failure, asked again.
                 if attempt == _CREATE_ATTEMPTS - 1 or not (err.retriable() or err.code() == KafkaError._DESTROY_BROKER):
                     raise HarnessError(f"cannot create topic {name}: {err.str()}") from exc
-
-    def partition(self, topic: str, partition: int) -> Any:
-        """The partition's metadata. A topic just created may still be unknown to the broker asked
-        (metadata reaches the brokers a moment after the create returns): that one error is asked
-        again for up to 10 s; any other is raised at once, as the callers' own waits expect."""
-        deadline = Deadline(10.0)
-        while True:
-            t = self.admin().list_topics(topic=topic, timeout=5).topics[topic]
-            if t.error is None:
-                return t.partitions[partition]
-            if t.error.code() != KafkaError.UNKNOWN_TOPIC_OR_PART or deadline.expired():
-                raise KafkaException(t.error)
-            time.sleep(0.2)
-
-    def leader(self, topic: str, partition: int = 0) -> int:
-        return int(self.partition(topic, partition).leader)
-
-    def isr(self, topic: str, partition: int = 0) -> list[int]:
-        return sorted(self.partition(topic, partition).isrs)
-
-    def wait_for_isr(self, topic: str, partition: int, size: int, timeout_s: float = 60) -> list[int]:
-        return wait_until(
-            lambda: self.isr(topic, partition),
-            lambda isr: len(isr) >= size,
-            timeout_s,
-            f"{topic}-{partition} to have {size} in-sync replicas",
-        )
-
-    def wait_for_isr_at_most(self, topic: str, partition: int, size: int, timeout_s: float = 60) -> list[int]:
-        return wait_until(
-            lambda: self.isr(topic, partition),
-            lambda isr: len(isr) <= size,
-            timeout_s,
-            f"{topic}-{partition} to shrink to {size} in-sync replica(s)",
-        )
-
-    def wait_for_leader(self, topic: str, partition: int = 0, not_on: int | None = None, timeout_s: float = 60) -> int:
-        what = f"{topic}-{partition} to have a leader" + (f" other than broker {not_on}" if not_on else "")
-        return wait_until(
-            lambda: self.leader(topic, partition), lambda lead: lead > 0 and lead != not_on, timeout_s, what
-        )
-
-    def elect_preferred_leader(self, topic: str, partition: int = 0, timeout_s: float = 30) -> None:
-        """Make the first replica the leader again; it must be in the ISR by then."""
-
-        def elect() -> KafkaError | None:
-            future = self.admin().elect_leaders(ElectionType.PREFERRED, [TopicPartition(topic, partition)])
-            failure = next(iter(future.result(timeout_s).values()), None)
-            err = failure.args[0] if isinstance(failure, KafkaException) else failure
-            # ELECTION_NOT_NEEDED: it already leads, which is what was asked for.
-            return None if err is None or err.code() == KafkaError.ELECTION_NOT_NEEDED else err
-
-        # Just back in the ISR, the replica may not count as available to the controller
-        # yet (seen in CI for A6): PREFERRED_LEADER_NOT_AVAILABLE is asked again.
-        err = wait_until(
-            elect,
-            lambda e: e is None or e.code() != KafkaError.PREFERRED_LEADER_NOT_AVAILABLE,
-            timeout_s,
-            f"a preferred leader election for {topic}-{partition}",
-            interval_s=1.0,
-        )
-        if err is not None:
-            raise HarnessError(f"preferred leader election for {topic}-{partition} failed: {err.str()}")
-
-    def active_controller(self, timeout_s: float = 30) -> int:
-        """The node leading the KRaft quorum: what the running nodes' ``quorum-state`` files say
-        (no Kafka API tells a client: brokers answer DescribeCluster with any broker)."""
-
-        def leader() -> int:
-            for broker in self.brokers.values():
-                container = broker.docker()
-                container.reload()
-                if container.status != "running":
-                    continue
-                code, out = container.exec_run(["cat", _QUORUM_STATE])
-                if code == 0:
-                    return int(json.loads(out)["leaderId"])
-            return -1
-
-        return wait_until(leader, lambda node: node > 0, timeout_s, "a KRaft quorum leader")
 
     def health(self) -> list[str]:
         """What keeps this cluster from being as it started, for reuse across runs: brokers not

@@ -32,7 +32,7 @@ from dataclasses import dataclass, replace
 from functools import cache
 from typing import TYPE_CHECKING, Protocol
 
-from harness.configcheck.rules import Finding, Severity
+from harness.configcheck.rulebook import Finding, Severity
 from harness.kafkaconfig.catalogue import Component, ConfigFile, Kind, Value
 from harness.versions import key
 from harness.workloads.clients import JAVA, LIBRDKAFKA, ClientSpec

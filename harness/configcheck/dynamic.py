@@ -34,7 +34,7 @@ from typing import Any
 from harness import provision
 from harness.cluster import features, images
 from harness.configcheck import apply, bugs
-from harness.configcheck.rules import Finding
+from harness.configcheck.rulebook import Finding
 from harness.errors import HarnessError
 from harness.kafkaconfig.catalogue import ConfigFile, Kind
 from harness.progress import say

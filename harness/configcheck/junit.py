@@ -12,7 +12,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from harness.configcheck.rules import Severity
+from harness.configcheck.rulebook import Severity
 from harness.report import junit
 from harness.report.page import REPORT
 

@@ -47,7 +47,8 @@ from pathlib import Path
 from typing import Any
 
 from harness.configcheck import bugs, dynamic
-from harness.configcheck.rules import Configs, Finding, Severity, check_static
+from harness.configcheck.rulebook import Configs, Finding, Severity
+from harness.configcheck.rules import check_static
 from harness.errors import HarnessError
 from harness.kafkaconfig import catalogue
 from harness.kafkaconfig.catalogue import Component, ConfigFile, Kind

@@ -30,7 +30,8 @@ from harness import registry, versions
 from harness.cluster.kafka import KafkaCluster
 from harness.errors import HarnessError
 from harness.explore import clusters, scenario_file, trial
-from harness.explore.replay import Kept, replay
+from harness.explore.kept import Kept
+from harness.explore.replay import replay
 from harness.progress import say
 from harness.settings import DEFAULT_KAFKA_VERSION, OLDEST_KAFKA_VERSION, Settings
 from harness.verdict.document import FORBIDDEN

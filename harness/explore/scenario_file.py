@@ -17,7 +17,7 @@ from harness.faults import serial
 from harness.scenario import Scenario
 
 if TYPE_CHECKING:
-    from harness.explore.replay import Kept
+    from harness.explore.kept import Kept
     from harness.explore.subject import Subject
     from harness.explore.trial import Trial
 

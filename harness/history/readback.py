@@ -2,7 +2,7 @@
 
 Twice, up to the same high watermarks: once as a ``read_committed`` consumer (which gets
 there only once no transaction is open below them) and once as a ``read_uncommitted`` one. Each
-pass streams its rows into a Parquet file (``harness.history.columns.view_path``) in batches, so a
+pass streams its rows into a Parquet file (``harness.history.format.view_path``) in batches, so a
 long history never sits in memory as Python objects. In the ``read_uncommitted`` pass every
 offset from the log start to the high watermark that returned no record is written as a marker row
 (``MARKER_ID``): without compaction or retention, those are the transaction markers.
@@ -24,23 +24,18 @@ import pyarrow.parquet as pq
 from confluent_kafka import Consumer, TopicPartition
 
 from harness.errors import HarnessError
-from harness.history.columns import ISOLATIONS, MARKERS_VIEW, partitions_read_metadata, view_path
+from harness.history.format import (
+    ISOLATIONS,
+    MARKERS_VIEW,
+    SCHEMA,
+    VALUE_SCHEMA,
+    partitions_read_metadata,
+    view_path,
+)
 from harness.history.records import MARKER_ID, decode_id
 from harness.settings import HARNESS_CLIENT_LOG_LEVEL
 from harness.waits import Deadline, wait_until
 
-SCHEMA = pa.schema(
-    [
-        ("topic", pa.string()),
-        ("partition", pa.int32()),
-        ("offset", pa.int64()),
-        ("id", pa.int64()),
-        ("key", pa.string()),
-    ]
-)
-VALUE_SCHEMA = SCHEMA.append(pa.field("value", pa.binary())).append(
-    pa.field("headers", pa.list_(pa.struct([("key", pa.string()), ("value", pa.binary())])))
-)
 BATCH_ROWS = 100_000
 WATERMARK_WAIT_S = 60  # a new leader is elected well within this after a heal
 

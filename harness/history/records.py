@@ -13,7 +13,7 @@ copies its input's headers onto its output names the input it came from.
 Negative numbers are never ids; two of them are reserved for what a read-back stores
 where no id is: ``MARKER_ID`` for an offset that held no data record (a transaction
 marker), ``UNDECODABLE_ID`` for a data record whose value carries no harness id. Only the
-read_uncommitted read-back writes marker rows (``harness.history.columns.MARKERS_VIEW``):
+read_uncommitted read-back writes marker rows (``harness.history.format.MARKERS_VIEW``):
 a negative id anywhere else is a stored record without a harness id, a phantom.
 
 **Decoding** (``decode_id``) accepts exactly what ``encode_value`` writes: the head (all

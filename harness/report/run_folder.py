@@ -21,7 +21,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from harness.history import ledger
-from harness.history.columns import ISOLATIONS, view_path
+from harness.history.format import ISOLATIONS, view_path
 from harness.history.ledger import EVENTS
 from harness.verdict.document import PairVerdict, VariantVerdict, side_outcome
 from harness.verdict.outcome import Outcome

@@ -29,7 +29,7 @@ import pyarrow.parquet as pq
 from harness.checker.sinks import count_per_input, naming_aborted
 from harness.faults import serial
 from harness.faults.plan import Topic, named
-from harness.history.columns import ISOLATIONS, view_path
+from harness.history.format import ISOLATIONS, view_path
 from harness.history.readback import high_watermarks, read_back
 from harness.history.records import MARKER_ID
 from harness.userapps.contract import ContractError, Naming, names_no_input, names_unknown_input

@@ -25,7 +25,7 @@ import pyarrow.parquet as pq
 
 from harness.cluster.kafka import OWN_LINK_LISTENERS, KafkaCluster
 from harness.faults.plan import RunNames
-from harness.history.columns import view_path
+from harness.history.format import view_path
 from harness.history.readback import read_back
 from harness.report.run_folder import APP_SIDE
 from harness.scenario import Variant

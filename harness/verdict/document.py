@@ -106,7 +106,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.checker import catalogue
-from harness.checker.anomalies import CheckResult
+from harness.checker.result import CheckResult
 from harness.verdict.outcome import Outcome
 from harness.verdict.record import SideRecord
 

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from harness.checker import catalogue
-from harness.checker.anomalies import CheckResult
+from harness.checker.result import CheckResult
 from harness.verdict.checks import Check
 from harness.verdict.document import CHECK_FAILED, FAULT_ERROR, FORBIDDEN, ONE_OF, REQUIRED, UNKNOWN, VariantVerdict
 from harness.verdict.record import SideRecord

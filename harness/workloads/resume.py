@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from harness.history import columns
+from harness.history import loading
 from harness.history.columns import OK, TXN_COMMITTED, TXN_OPEN
 from harness.history.records import SEQ_BITS
 
@@ -46,7 +46,7 @@ class SessionSoFar:
         ledgers = [p for p in ledgers if Path(p).exists()]
         if not ledgers:
             return cls(0, 0, empty.astype(bool), empty.astype(bool), empty.astype(np.int32), empty, empty)
-        earlier = columns.load([Path(p) for p in ledgers], None)
+        earlier = loading.load([Path(p) for p in ledgers], None)
         s, sends, txns = earlier.sessions, earlier.sends, earlier.txns
         k = int(np.searchsorted(s.id, session))
         if k == len(s.id) or s.id[k] != session:

@@ -32,7 +32,8 @@ from harness.checker.sinks import aggregate_mismatch, count_per_input, naming_ab
 from harness.cluster.kafka import KafkaCluster
 from harness.faults import serial
 from harness.faults.plan import RunNames, Topic
-from harness.history.columns import History, view_path
+from harness.history.columns import History
+from harness.history.format import view_path
 from harness.history.readback import high_watermarks, read_back
 from harness.jvm.spark import require_pyspark
 from harness.workloads import spark_tables

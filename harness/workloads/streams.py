@@ -41,7 +41,8 @@ from harness.cluster.kafka import KafkaCluster
 from harness.faults import serial
 from harness.faults.plan import RunNames
 from harness.faults.roles import TxnCoordinator, java_hash
-from harness.history.columns import History, view_path
+from harness.history.columns import History
+from harness.history.format import view_path
 from harness.history.readback import read_back
 from harness.jvm import java_clients
 from harness.progress import say

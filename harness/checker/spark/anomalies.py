@@ -22,7 +22,7 @@ from harness.checker.spark.context import (
     shown,
     where,
 )
-from harness.history.columns import ISOLATIONS
+from harness.history.format import ISOLATIONS
 from harness.history.records import SEQ_BITS
 
 

@@ -23,8 +23,6 @@ from harness.errors import HarnessError
 from harness.history.columns import (
     FAIL,
     INFO,
-    ISOLATIONS,
-    MARKERS_VIEW,
     OFFSET_BITS,
     OK,
     PARTITION_BITS,
@@ -33,6 +31,7 @@ from harness.history.columns import (
     TXN_COMMITTED,
     TXN_UNKNOWN,
 )
+from harness.history.format import ISOLATIONS, MARKERS_VIEW
 from harness.history.ledger import EVENTS
 from harness.history.records import MARKER_ID, SEQ_BITS
 

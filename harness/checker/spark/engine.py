@@ -15,12 +15,12 @@ from typing import Any
 
 from pyspark.sql import SparkSession
 
-from harness.checker.anomalies import MAX_EXAMPLES
 from harness.checker.catalogue import ANOMALIES, CATALOGUE, HISTORY
+from harness.checker.result import MAX_EXAMPLES
 from harness.checker.spark import anomalies, inputs
 from harness.checker.spark.context import Context
 from harness.errors import HarnessError
-from harness.history.columns import ISOLATIONS
+from harness.history.format import ISOLATIONS
 from harness.jvm import spark as harness_spark
 from harness.settings import Settings
 

@@ -14,15 +14,8 @@ from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from harness.history import ledger
-from harness.history.columns import (
-    ISOLATIONS,
-    MARKERS_VIEW,
-    OFFSET_BITS,
-    TP_SHIFT,
-    partitions_read,
-    topic_partitions,
-    view_path,
-)
+from harness.history.columns import OFFSET_BITS, TP_SHIFT
+from harness.history.format import ISOLATIONS, MARKERS_VIEW, partitions_read, topic_partitions, view_path
 from harness.history.ledger import COLUMNS, END_MARK, EVENTS, INT_COLUMNS
 from harness.history.readback import watermarks
 from harness.history.records import MARKER_ID

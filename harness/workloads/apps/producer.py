@@ -252,11 +252,11 @@ def _resend(spec: ProducerSpec) -> list[int]:
     # second (of CPU, more of wall time on a busy machine) to every other start of the app.
     import numpy as np
 
-    from harness.history import columns, readback
+    from harness.history import loading, readback
 
     with tempfile.TemporaryDirectory(prefix="resume-") as tmp:
         reads = readback.read_back(spec.bootstrap_servers, [spec.topic], Path(tmp), login=spec.login)
-        committed_ids = columns.load([], reads).views["read_committed"].id
+        committed_ids = loading.load([], reads).views["read_committed"].id
     committed = np.isin(make_id(spec.session, np.array(in_doubt, np.int64)), committed_ids)
     found = set(np.array(in_doubt)[committed].tolist())
     return [seq for seq in resend if seq not in found]

@@ -1,7 +1,7 @@
 """Histories for the checker's tests, written through the documented formats only.
 
 The checker reads ledger CSV files (``harness.history.ledger``) and read-back Parquet files
-(``harness.history.readback``, with the ``partitions_read`` schema metadata); everything here
+(``harness.history.format``, with the ``partitions_read`` schema metadata); everything here
 ends as exactly those files, so the tests prove what a real run's files would show, not what
 a hand-built array would.
 
@@ -32,9 +32,8 @@ import pyarrow.parquet as pq
 from hypothesis import strategies as st
 
 from harness.checker.catalogue import ANOMALIES
-from harness.history import columns
+from harness.history.format import ISOLATIONS, SCHEMA, partitions_read_metadata, view_path
 from harness.history.ledger import COLUMNS, END_MARK
-from harness.history.readback import SCHEMA
 from harness.history.records import MARKER_ID, UNDECODABLE_ID, decode_id, make_id
 
 BASE_US = 1_700_000_000_000_000
@@ -102,11 +101,9 @@ def write_view(
             "id": pa.array([r[3] for r in rows], pa.int64()),
             "key": pa.nulls(len(rows), pa.string()),
         },
-        schema=SCHEMA
-        if read is None
-        else SCHEMA.with_metadata(columns.partitions_read_metadata(read, topic_partitions)),
+        schema=SCHEMA if read is None else SCHEMA.with_metadata(partitions_read_metadata(read, topic_partitions)),
     )
-    path = columns.view_path(reads, isolation)
+    path = view_path(reads, isolation)
     pq.write_table(table, path)
     return path
 
@@ -130,7 +127,7 @@ GARBAGE = (
 TORN_TAIL = b"invoke,1700000000000000,1,42"  # the last line of a killed process, cut short
 # Value heads that carry no harness id: a row with one is a phantom of its own.
 NO_ID_HEADS = (b"-1", b"-2", b"+5", b" 7", b"1_0", b"007", b"99999999999999999999", b"", b"no id")
-ISOLATIONS = columns.ISOLATIONS
+ISOLATIONS = ISOLATIONS
 Position = tuple[str, int, int]
 
 

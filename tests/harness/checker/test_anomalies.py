@@ -7,17 +7,17 @@ from pathlib import Path
 
 import pytest
 
-from harness.checker import anomalies
 from harness.checker.catalogue import ANOMALIES
 from harness.checker.check import check
-from harness.checker.synthetic import INPUT_TOPIC, MUTATIONS, OUTPUT_TOPIC, Mutation
-from harness.history import columns
+from harness.checker.result import MAX_EXAMPLES, CheckOptions, CheckResult
+from harness.history import loading
+from tests.harness.checker.synthetic import INPUT_TOPIC, MUTATIONS, OUTPUT_TOPIC, Mutation
 
 
-def run(m: Mutation, root: Path) -> anomalies.CheckResult:
+def run(m: Mutation, root: Path) -> CheckResult:
     paths, reads = m.build(root)
-    options = anomalies.CheckOptions(eos_pairs=((INPUT_TOPIC, OUTPUT_TOPIC),) if m.eos else ())
-    return check(columns.load(paths, reads), options)
+    options = CheckOptions(eos_pairs=((INPUT_TOPIC, OUTPUT_TOPIC),) if m.eos else ())
+    return check(loading.load(paths, reads), options)
 
 
 @pytest.mark.parametrize("m", MUTATIONS, ids=[m.name for m in MUTATIONS])
@@ -26,7 +26,7 @@ def test_mutation_is_detected_and_named(m: Mutation, tmp_path: Path) -> None:
     counts = {name: result.count(name) for name in ANOMALIES}
     assert counts == {name: m.expect.get(name, 0) for name in ANOMALIES}, result.to_json()
     for name, n in m.expect.items():
-        assert len(result.anomalies[name].examples) == min(n, anomalies.MAX_EXAMPLES)
+        assert len(result.anomalies[name].examples) == min(n, MAX_EXAMPLES)
     assert sum(result.ledger_problems.values()) == m.problems, result.notes
     for stat, value in m.stats:
         assert result.stats[stat] == value, result.stats

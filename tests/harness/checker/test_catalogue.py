@@ -10,17 +10,17 @@ import pytest
 
 import scenarios
 from harness.checker import catalogue
-from harness.checker.anomalies import CheckOptions
 from harness.checker.catalogue import ANOMALIES, CATALOGUE, HISTORY
 from harness.checker.check import check
-from harness.checker.synthetic import MUTATIONS
-from harness.history import columns
+from harness.checker.result import CheckOptions
+from harness.history import loading
 from harness.scenario import Variant
 from harness.verdict.document import REQUIRED
 from harness.verdict.judge import judge
 from harness.verdict.record import SideRecord
 from tests.generated_docs import generated_table
 from tests.harness.checker.histories import INJECTIONS, build, every_anomaly
+from tests.harness.checker.synthetic import MUTATIONS
 
 
 def test_the_docs_table_is_the_catalogue() -> None:
@@ -36,7 +36,7 @@ def test_every_history_finder_returns_exactly_its_declared_findings(tmp_path: Pa
     from harness.checker import anomalies
 
     paths, reads = MUTATIONS[0].build(tmp_path)
-    c = anomalies.Context(columns.load(paths, reads), CheckOptions())
+    c = anomalies.Context(loading.load(paths, reads), CheckOptions())
     for finder in {d.finds for d in CATALOGUE if d.source == HISTORY}:
         declared = {d.name for d in CATALOGUE if d.finds is finder}
         assert set(finder(c)) == declared, finder.__name__
@@ -60,7 +60,7 @@ def test_every_history_anomaly_has_a_function_in_each_engine_and_a_mutation() ->
 
 def test_a_verdict_counts_every_finding_of_the_catalogue(tmp_path: Path) -> None:
     paths, reads = MUTATIONS[0].build(tmp_path)
-    verdict = judge("X1", "control", check(columns.load(paths, reads)), {"duplicate": REQUIRED}, SideRecord())
+    verdict = judge("X1", "control", check(loading.load(paths, reads)), {"duplicate": REQUIRED}, SideRecord())
     assert list(verdict.to_json()["counts"]) == list(catalogue.NAMES)
 
 

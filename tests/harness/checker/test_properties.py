@@ -19,10 +19,10 @@ from unittest import mock
 import pytest
 from hypothesis import example, given
 
-from harness.checker.anomalies import CheckOptions, CheckResult
 from harness.checker.catalogue import ANOMALIES
 from harness.checker.check import check
-from harness.history import columns, ledger
+from harness.checker.result import CheckOptions, CheckResult
+from harness.history import ledger, loading
 from tests.harness.checker.histories import INJECTIONS, Case, Spec, build, specs
 
 # pyarrow's CSV reader cannot hand a cut-short line with invalid UTF-8 to the checker's handler: it
@@ -36,7 +36,7 @@ def _check(case: Case) -> CheckResult:
     with tempfile.TemporaryDirectory(prefix="history-") as tmp:
         paths, reads = case.write(Path(tmp))
         with mock.patch.object(ledger, "PIECE_BYTES", case.piece_bytes or ledger.PIECE_BYTES):
-            history = columns.load(paths, reads)
+            history = loading.load(paths, reads)
     return check(history, CheckOptions(view=case.view, eos_pairs=case.eos_pairs))
 
 

@@ -12,10 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from harness.checker.anomalies import CheckOptions, CheckResult
 from harness.checker.catalogue import ANOMALIES
 from harness.checker.check import check
-from harness.history import columns
+from harness.checker.result import CheckOptions, CheckResult
+from harness.history import loading
+from harness.history.format import ISOLATIONS
 from harness.history.records import MARKER_ID, UNDECODABLE_ID, decode_id, encode_value, make_id
 from tests.harness.checker.histories import BASE_US, Ledger, ReadRow, row, write_view
 
@@ -36,7 +37,7 @@ def _check(
     for isolation, rows in (("read_committed", committed), ("read_uncommitted", uncommitted)):
         if rows is not None:
             write_view(root / "reads", isolation, rows, read, topic_partitions)
-    return check(columns.load(paths, root / "reads"), CheckOptions(view=view))
+    return check(loading.load(paths, root / "reads"), CheckOptions(view=view))
 
 
 def _found(result: CheckResult) -> dict[str, int]:
@@ -57,7 +58,7 @@ def _acked(*ids: int, partition: int = 0) -> Ledger:
 # --- 1. a view with no rows --------------------------------------------------------------
 
 
-@pytest.mark.parametrize("view", columns.ISOLATIONS)
+@pytest.mark.parametrize("view", ISOLATIONS)
 def test_every_acknowledged_record_lost_is_reported_not_a_crash(view: str, tmp_path: Path) -> None:
     result = _check(tmp_path, [_acked(X, Y, Z)], [], [], {T: [0, 1]}, view)
     assert _found(result) == {"lost": 3}

@@ -89,10 +89,6 @@ def test_a_topic_can_keep_its_leaders_off_the_transaction_coordinator(cluster: K
     assert all(cluster.isr(name, p) == [1, 2, 3] for p in range(4)), "the coordinator still holds a replica"
 
 
-def test_the_active_controller_is_one_of_the_nodes(cluster: KafkaCluster) -> None:
-    assert cluster.active_controller() in (1, 2, 3)
-
-
 def test_health_names_a_toxic_or_a_disabled_proxy_left_behind(cluster: KafkaCluster) -> None:
     assert cluster.health() == []
     api = cluster.proxies

@@ -13,7 +13,7 @@ import scenarios
 from harness.configcheck import bugs
 from harness.configcheck.bugs import BUGS, Range
 from harness.configcheck.report import Report, verify
-from harness.configcheck.rules import Severity
+from harness.configcheck.rulebook import Severity
 from harness.kafkaconfig.catalogue import Component, Kind
 from harness.workloads.clients import ClientSpec
 from tests.generated_docs import generated_table

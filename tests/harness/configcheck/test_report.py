@@ -15,7 +15,7 @@ import pytest
 from harness.configcheck.apply import Applied
 from harness.configcheck.dynamic import Dynamic, Row
 from harness.configcheck.report import SCHEMA, _dynamic_table, verify
-from harness.configcheck.rules import Finding, Severity
+from harness.configcheck.rulebook import Finding, Severity
 from harness.errors import HarnessError
 from harness.kafkaconfig.catalogue import Component, Kind
 from harness.workloads.clients import ClientSpec

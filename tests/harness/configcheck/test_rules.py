@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from harness.configcheck.rules import RULES, Configs, Finding, Severity, check_static
+from harness.configcheck.rulebook import Configs, Finding, Severity
+from harness.configcheck.rules import RULES, check_static
 from harness.kafkaconfig import catalogue
 from harness.kafkaconfig.catalogue import Component, Kind
 from harness.settings import DEFAULT_BROKER_SETTINGS

@@ -13,7 +13,7 @@ import scenarios
 from harness import registry
 from harness.errors import HarnessError
 from harness.explore import bisect
-from harness.explore.replay import Kept
+from harness.explore.kept import Kept
 from harness.explore.subject import Subject
 from harness.faults import App, Step, kill, serial
 from harness.verdict.outcome import Outcome

@@ -10,6 +10,7 @@ from pathlib import Path
 import scenarios
 from harness.cluster.kafka import KafkaCluster
 from harness.explore import replay, run, trial
+from harness.explore.kept import Kept
 from harness.explore.subject import Subject
 from harness.faults.kinds.base import PROCESS
 from harness.settings import Settings
@@ -56,7 +57,7 @@ def test_a_planted_bug_is_found_and_shrunk(cluster: KafkaCluster, tmp_path: Path
     assert [t["run"] for t in index["trials"]] == [t.label["run"] for t in trials]
     assert (folder / "index.html").exists()
 
-    shrunk = replay.shrink_run(replay.Kept.read(found.folder), 1, Settings(), cluster=cluster)
+    shrunk = replay.shrink_run(Kept.read(found.folder), 1, Settings(), cluster=cluster)
     assert len(shrunk.doc["steps"]) <= 2 and len(shrunk.attempts) <= 1
     written = scenarios.get(str(shrunk.scenario))
     assert written.schedule("x-out") and written.guarantee.workload.bug_offsets_outside_txn_every == 1  # type: ignore[union-attr]

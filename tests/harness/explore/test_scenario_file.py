@@ -7,7 +7,7 @@ from pathlib import Path
 
 import scenarios
 from harness.explore import scenario_file
-from harness.explore.replay import Kept
+from harness.explore.kept import Kept
 from harness.explore.subject import Subject
 from harness.explore.trial import Trial
 from harness.faults import MAIN, App, Leader, Step, kill, serial

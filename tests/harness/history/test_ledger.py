@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.history import columns, ledger
+from harness.history import columns, ledger, loading
 from harness.history.ledger import COLUMNS, END_MARK, LedgerWriter
 from tests.harness.history import golden
 
@@ -107,7 +107,7 @@ def test_a_reopened_ledger_appends_without_a_second_header(tmp_path: Path) -> No
         w.invokes(session, [session << 32], "t", ["k"])
         w.ok(session << 32, 0, session)
         w.close()
-    h = columns.load([path], None)
+    h = loading.load([path], None)
     assert h.sends.outcome.tolist() == [columns.OK, columns.OK]
     assert path.read_text().count("event,") == 1
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from confluent_kafka import Producer
 
 from harness.cluster.kafka import KafkaCluster
-from harness.history import columns, readback
+from harness.history import loading, readback
 from harness.history.records import encode_value
 
 
@@ -41,7 +41,7 @@ def test_read_committed_waits_for_an_open_transaction_and_reads_what_was_committ
         ends.join()
         stuck.close()  # every client closed before the test can fail: none outlives the cluster
         committed.close()
-    views = columns.load([], reads).views
+    views = loading.load([], reads).views
     assert sorted(views["read_committed"].id.tolist()) == [2, 3, 4, 5, 6]
     assert sorted(i for i in views["read_uncommitted"].id.tolist() if i > 0) == [1, 2, 3, 4, 5, 6]
     # Each file says how many partitions the topic has (one here), beside the partitions it read.

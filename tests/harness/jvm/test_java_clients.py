@@ -16,10 +16,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from harness.checker.anomalies import CheckOptions, CheckResult
 from harness.checker.check import check
+from harness.checker.result import CheckOptions, CheckResult
 from harness.cluster.kafka import KafkaCluster
-from harness.history import columns, ledger, readback
+from harness.history import columns, ledger, loading, readback
 from harness.jvm.java_clients import (
     OLDEST_FOR_APP,
     PRODUCER_APP,
@@ -119,7 +119,7 @@ def _anomalies(result: CheckResult) -> dict[str, int]:
 def _history(cluster: KafkaCluster, topics: list[str], ledgers: list[Path], tmp_path: Path) -> columns.History:
     login = cluster.client_config()
     reads = readback.read_back(cluster.bootstrap_servers(), topics, tmp_path / "reads", login=login)
-    return columns.load(ledgers, reads)
+    return loading.load(ledgers, reads)
 
 
 def _fresh_topic(cluster: KafkaCluster, partitions: int = 3) -> str:

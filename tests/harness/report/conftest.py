@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from harness.checker.check import check
-from harness.checker.synthetic import BASE_US, MUTATIONS
-from harness.history import columns
+from harness.history import loading
 from harness.verdict.document import FORBIDDEN, REQUIRED, PairVerdict, VariantVerdict
 from harness.verdict.judge import judge
 from harness.verdict.record import SideRecord
+from tests.harness.checker.synthetic import BASE_US, MUTATIONS
 
 STARTED = BASE_US / 1e6
 FAULT = {
@@ -69,7 +69,7 @@ def _side(folder: Path, mutation: str, expect: dict[str, str]) -> VariantVerdict
         "kafka_version": "4.3.1",
         "run_dir": str(folder),
     }
-    verdict = judge("A1", folder.name, check(columns.load(paths, reads)), expect, SideRecord.from_json(context))
+    verdict = judge("A1", folder.name, check(loading.load(paths, reads)), expect, SideRecord.from_json(context))
     (folder / "verdict.json").write_text(json.dumps(verdict.to_json()))
     return verdict
 

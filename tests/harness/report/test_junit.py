@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from harness.checker.anomalies import CheckResult
 from harness.checker.check import check
-from harness.checker.synthetic import MUTATIONS
-from harness.history import columns
+from harness.checker.result import CheckResult
+from harness.history import loading
 from harness.report import junit
 from harness.verdict.document import FORBIDDEN, REQUIRED, PairVerdict, VariantVerdict
 from harness.verdict.judge import judge
 from harness.verdict.record import SideRecord
+from tests.harness.checker.synthetic import MUTATIONS
 from tests.junit_schema import cases, check_schema
 
 
@@ -24,7 +24,7 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, CheckResult]:
     for name in ("clean plain", "duplicate"):
         m = next(m for m in MUTATIONS if m.name == name)
         paths, reads = m.build(tmp_path_factory.mktemp(name.replace(" ", "-")))
-        found[name] = check(columns.load(paths, reads))
+        found[name] = check(loading.load(paths, reads))
     return found
 
 

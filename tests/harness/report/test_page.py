@@ -14,13 +14,13 @@ import pyarrow.parquet as pq
 import pytest
 
 import scenarios
-from harness.checker.synthetic import MUTATIONS
 from harness.errors import HarnessError
 from harness.report import index, page
 from harness.report.run_folder import ANOMALIES_FILE, APP_SIDE, read_pair
 from harness.report.series import timeline
 from harness.scenario import Scenario
 from harness.verdict.document import FORBIDDEN
+from tests.harness.checker.synthetic import MUTATIONS
 from tests.harness.report.conftest import _side
 
 DUPLICATE = next(m for m in MUTATIONS if m.name == "duplicate")

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from harness.checker.anomalies import CheckResult, Finding
 from harness.checker.catalogue import ANOMALIES
+from harness.checker.result import CheckResult, Finding
 from harness.userapps.moments import FAULT_HIT_WORK, IN_HAND, moment
 from harness.userapps.workload import APP_VARIANT
 from harness.verdict.document import side_outcome

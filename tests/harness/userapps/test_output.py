@@ -9,8 +9,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from harness.history.columns import view_path
-from harness.history.readback import SCHEMA, VALUE_SCHEMA
+from harness.history.format import SCHEMA, VALUE_SCHEMA, view_path
 from harness.history.records import MARKER_ID, SOURCE_HEADER, encode_value, make_id
 from harness.userapps.output import AppOutput
 

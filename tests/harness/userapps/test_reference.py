@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from harness.checker.anomalies import CheckResult, Finding
 from harness.checker.catalogue import ANOMALIES
+from harness.checker.result import CheckResult, Finding
 from harness.faults import App, Brokers, Leader, Node, Step, blackhole, crash_at_commit, kill
 from harness.userapps import reference
 from harness.userapps.output import OutputAtLeast

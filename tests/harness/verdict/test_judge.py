@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from harness.checker.anomalies import CheckResult, Finding
 from harness.checker.catalogue import ANOMALIES
+from harness.checker.result import CheckResult, Finding
 from harness.verdict.checks import Check
 from harness.verdict.document import (
     ALLOWED,

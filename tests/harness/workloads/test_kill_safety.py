@@ -27,10 +27,10 @@ from typing import Any
 
 import pytest
 
-from harness.checker.anomalies import CheckOptions
 from harness.checker.check import check
+from harness.checker.result import CheckOptions
 from harness.cluster.kafka import KafkaCluster
-from harness.history import columns, readback
+from harness.history import loading, readback
 from harness.jvm.java_clients import PRODUCER_APP
 from harness.settings import Settings
 from harness.workloads import clients
@@ -91,7 +91,7 @@ def test_a_producer_killed_at_full_speed_leaves_no_phantom_and_at_most_its_in_fl
     assert app.current.proc.returncode == -signal.SIGKILL
 
     reads = readback.read_back(cluster.bootstrap_servers(), [topic], tmp_path / "reads", login=cluster.client_config())
-    result = check(columns.load([ledger], reads), CheckOptions(view="read_uncommitted"))
+    result = check(loading.load([ledger], reads), CheckOptions(view="read_uncommitted"))
     stats = result.stats
     found = {name: f.count for name, f in result.anomalies.items() if f.count}
     assert found == {}, f"{found}; {stats}"  # phantom above all, and nothing lost or duplicated

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from harness.cluster.kafka import KafkaCluster
-from harness.history import columns
+from harness.history import columns, loading
 from harness.history.records import decode_id, make_id
 from harness.workloads.apps import producer as producer_app
 from harness.workloads.apps.producer import ProducerSpec
@@ -112,7 +112,7 @@ def test_every_record_reaches_the_client_after_its_invoke_line_is_written(
         seen[record_id] = copy + 1
         assert ends[record_id][copy] <= ledger_bytes, f"record {record_id} handed over before its invoke line"
     assert sorted(seen) == [make_id(1, seq) for seq in range(3000)]
-    h = columns.load([ledger], None)
+    h = loading.load([ledger], None)
     assert (h.sends.outcome == columns.OK).all() and len(h.sends.outcome) == 3000
 
 
@@ -132,7 +132,7 @@ def test_transactions_end_after_txn_ms_when_that_comes_before_txn_size(
         txn_ms=20,
     )
     assert producer_app.run(spec)["outcomes"]["ok"] == 400
-    h = columns.load([ledger], None)
+    h = loading.load([ledger], None)
     committed = h.txns.state == columns.TXN_COMMITTED
     assert committed.all() and 3 <= len(committed) <= 20  # about ten of 20 ms, whatever the machine's hiccups
     assert (h.sends.txn >= 0).all()

@@ -15,8 +15,7 @@ import pytest
 
 import scenarios
 from harness.cluster.kafka import KafkaCluster
-from harness.history.columns import view_path
-from harness.history.readback import SCHEMA, VALUE_SCHEMA
+from harness.history.format import SCHEMA, VALUE_SCHEMA, view_path
 from harness.history.records import make_id
 from harness.jvm.java_clients import STREAMS_APP, command
 from harness.runner import run_variant

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from confluent_kafka import TopicPartition
 
-from harness.history import columns
+from harness.history import columns, loading
 from harness.history.records import encode_value, make_id
 from harness.workloads.apps import transformer as transformer_app
 from harness.workloads.apps.transformer import TransformerSpec
@@ -126,7 +126,7 @@ def test_a_batch_slower_than_the_idle_time_does_not_end_the_app(
 ) -> None:
     ledger, report = _run(tmp_path, monkeypatch, "plain")
     assert report["outcomes"] == {"consumed": 10, "produced": 10, "batches": 2, "aborted": 0}
-    assert (columns.load([ledger], None).sends.outcome == columns.OK).sum() == 10
+    assert (loading.load([ledger], None).sends.outcome == columns.OK).sum() == 10
 
 
 @pytest.mark.parametrize(

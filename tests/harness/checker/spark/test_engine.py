@@ -18,15 +18,16 @@ from typing import Any
 import pytest
 from pyspark.sql import SparkSession
 
-from harness.checker import anomalies
 from harness.checker.check import check
+from harness.checker.result import CheckOptions
 from harness.checker.spark import engine as job
-from harness.checker.synthetic import INPUT_TOPIC, MUTATIONS, OUTPUT_TOPIC, Mutation
 from harness.cluster.kafka import KafkaCluster
-from harness.history import columns
+from harness.history import loading
+from harness.history.format import ISOLATIONS
 from harness.history.ledger import COLUMNS, LedgerWriter
 from harness.history.records import make_id
 from tests.harness.checker.histories import Spec, build, every_anomaly, write_view
+from tests.harness.checker.synthetic import INPUT_TOPIC, MUTATIONS, OUTPUT_TOPIC, Mutation
 
 pytestmark = pytest.mark.spark
 
@@ -55,7 +56,7 @@ def _normal(doc: dict[str, Any]) -> Any:
 
 
 def _python(paths: list[Path], reads: Path, **options: Any) -> dict[str, Any]:
-    return check(columns.load(paths, reads), anomalies.CheckOptions(**options)).to_json()
+    return check(loading.load(paths, reads), CheckOptions(**options)).to_json()
 
 
 def _pairs(m: Mutation) -> tuple[tuple[str, str], ...]:
@@ -296,7 +297,7 @@ def _odd_history(root: Path) -> tuple[list[Path], Path]:
     return paths, reads
 
 
-@pytest.mark.parametrize("view", columns.ISOLATIONS)
+@pytest.mark.parametrize("view", ISOLATIONS)
 def test_odd_history(view: str, spark: SparkSession, tmp_path: Path) -> None:
     paths, reads = _odd_history(tmp_path)
     expected = _python(paths, reads, view=view, eos_pairs=(("t1", "t2"),), max_examples=3)
@@ -379,7 +380,7 @@ def test_kafka_mode_matches_read_back(cluster: KafkaCluster, spark: SparkSession
     gc.collect()  # the producers go now, not after the cluster (their threads would log refused connections)
 
     reads = read_back(bootstrap, [topic], tmp_path / "reads")
-    for view in columns.ISOLATIONS:
+    for view in ISOLATIONS:
         expected = _python([ledger_path], reads, view=view)
         assert expected["stats"]["transactions_aborted"] == 2 and expected["anomalies"]["phantom"]["count"] == 2
         got = job.check(spark, [ledger_path], bootstrap=bootstrap, topics=[topic], view=view)

@@ -20,7 +20,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
-from harness.history.columns import ISOLATIONS, partitions_read_metadata, view_path
+from harness.history.format import ISOLATIONS, partitions_read_metadata, view_path
 from harness.history.ledger import COLUMNS, END_MARK, EVENTS, INT_COLUMNS
 from harness.history.records import MARKER_ID, SEQ_BITS
 
