@@ -15,10 +15,10 @@ from typing import Any
 from harness.errors import HarnessError
 from harness.explore.targets import Reach
 from harness.faults import kinds, serial
-from harness.faults.kinds.base import COMMIT, LINK, OPERATION, PROCESS, PROTOCOL, DrawContext, FaultKind
+from harness.faults.kinds import pause as pause_kind
+from harness.faults.kinds.base import COMMIT, LINK, OPERATION, PROCESS, PROTOCOL, DrawContext, FaultKind, FaultSpec
 from harness.faults.roles import App
 from harness.faults.schedule import Step
-from harness.faults.specs import FaultSpec
 
 FAMILIES = (LINK, PROCESS, PROTOCOL, OPERATION)
 # A user's app (check-app --explore) is also drawn faults timed by its own commits.
@@ -87,6 +87,6 @@ def _duration_s(rng: random.Random, ctx: DrawContext, fault: FaultSpec) -> float
         "request": lambda: ctx.request_timeout_ms * rng.uniform(0.5, 1.2),
         "transaction": lambda: ctx.transaction_timeout_ms * rng.uniform(0.9, 1.1),
     }[band]()
-    if fault.kind == "pause" and isinstance(fault.target, App):
+    if fault.kind is pause_kind.KIND and isinstance(fault.target, App):
         ms = min(ms, ctx.transaction_timeout_ms * _APP_PAUSE_SHARE)
     return round(ms / 1000, 1)

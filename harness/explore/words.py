@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.faults import kinds, serial
+from harness.faults import serial
 
 
 def step_lines(doc: dict[str, Any]) -> list[str]:
@@ -13,7 +13,7 @@ def step_lines(doc: dict[str, Any]) -> list[str]:
     lines = []
     for step in serial.steps(doc):
         when = f"once {step.when}" if step.when else f"at {step.at_s:g} s"
-        if kinds.get(step.fault.kind).instant:
+        if step.fault.kind.instant:
             held = ""
         else:
             held = " until it ends" if step.duration_s is None else f" for {step.duration_s:g} s"
@@ -23,7 +23,7 @@ def step_lines(doc: dict[str, Any]) -> list[str]:
 
 def families(doc: dict[str, Any]) -> list[str]:
     """Each step's fault family."""
-    return [kinds.get(step["fault"]).family for step in doc["steps"]]
+    return [step.fault.kind.family for step in serial.steps(doc)]
 
 
 def triggers(doc: dict[str, Any]) -> list[str]:

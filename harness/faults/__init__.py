@@ -1,13 +1,13 @@
 """Faults: link toxics, process faults and protocol faults behind one API, aimed at roles,
 healed on demand.
 
-A fault is data (``specs.FaultSpec``): what to do, to which *role* (``roles``: "the leader
-of the input topic's partition 0", "the app producer-1"), on which listener and direction.
-Roles and conditions name the parts of the run's plan (``plan``: ``INPUT``,
-``TransactionalId("producer-1")``), bound to the run's names when its schedule starts. Each kind of fault is
-one module of ``kinds`` (its constructor, how it starts and heals); the role is resolved to
-concrete brokers only when the fault fires, as in Jepsen (``inject.Faults``). A
-``schedule.Schedule`` is a timed list of steps (at, optional ``conditions`` to wait for,
+A fault is data (``kinds.base.FaultSpec``): what to do (its kind), to which *role* (``roles``:
+"the leader of the input topic's partition 0", "the app producer-1"), on which listener and
+direction. Roles and conditions name the parts of the run's plan (``plan``: ``INPUT``,
+``TransactionalId("producer-1")``), bound to the run's names when its schedule starts. Each
+kind of fault is one module of ``kinds`` (its constructor, how it starts and heals); the role
+is resolved to concrete brokers only when the fault fires, as in Jepsen (``inject.Faults``).
+A ``schedule.Schedule`` is a timed list of steps (at, optional ``conditions`` to wait for,
 fault, duration) run beside a workload, and always heals at its end.
 
 Scenario files import their vocabulary from here: ``from harness.faults import Leader,
@@ -17,6 +17,7 @@ Step, MAIN, blackhole``.
 from harness.faults.conditions import AppSent, Committed, Condition, Isr, Paused
 from harness.faults.inject import Faults, Injected
 from harness.faults.kinds.bandwidth import bandwidth
+from harness.faults.kinds.base import OWN_LINKS, FaultSpec
 from harness.faults.kinds.blackhole import blackhole
 from harness.faults.kinds.crash_at_commit import crash_at_commit
 from harness.faults.kinds.crash_in_produce import crash_in_produce
@@ -46,7 +47,6 @@ from harness.faults.roles import (
     java_hash,
 )
 from harness.faults.schedule import Schedule, Step
-from harness.faults.specs import OWN_LINKS, FaultSpec
 
 __all__ = [
     "INPUT",

@@ -7,6 +7,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
+from harness.faults.kinds import pause as pause_kind
 from harness.faults.plan import Topic, named
 from harness.faults.roles import App
 
@@ -82,7 +83,10 @@ class Paused:
     def holds(self, faults: Faults) -> bool:
         since = time.time() - self.for_s
         return any(
-            i.spec.kind == "pause" and i.spec.target == App(self.app) and i.healed_at is None and i.injected_at <= since
+            i.spec.kind is pause_kind.KIND
+            and i.spec.target == App(self.app)
+            and i.healed_at is None
+            and i.injected_at <= since
             for i in faults.log
         )
 

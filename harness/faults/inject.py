@@ -15,10 +15,8 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from harness.cluster.kafka import LISTENERS
-from harness.faults import kinds
-from harness.faults.kinds.base import AppHandle, Heal
+from harness.faults.kinds.base import OWN_LINKS, AppHandle, FaultSpec, Heal
 from harness.faults.kinds.process import revive, wait_registered
-from harness.faults.specs import OWN_LINKS, FaultSpec
 from harness.progress import say
 
 if TYPE_CHECKING:
@@ -41,13 +39,13 @@ class Injected:
         if self.healed_at is None:
             self.found.update(self.undo() or {})
             self.healed_at = time.time()
-            if not kinds.get(self.spec.kind).instant:  # an operation has nothing to undo
+            if not self.spec.kind.instant:  # an operation has nothing to undo
                 say(f"healed: {self.spec.describe()}" + (f" -> brokers {self.brokers}" if self.brokers else ""))
 
     def record(self) -> dict[str, Any]:
-        kind = kinds.get(self.spec.kind)
+        kind = self.spec.kind
         return {
-            "fault": self.spec.kind,
+            "fault": kind.name,
             "family": kind.family,
             "instant": kind.instant,
             "on_links": kind.on_links,
@@ -101,7 +99,7 @@ class Faults:
     def inject(self, spec: FaultSpec) -> Injected:
         spec = replace(spec, listeners=tuple(self.own_links if lst == OWN_LINKS else lst for lst in spec.listeners))
         brokers = spec.target.resolve(self.cluster)
-        undo = kinds.get(spec.kind).start(self, spec, brokers)
+        undo = spec.kind.start(self, spec, brokers)
         injected = Injected(spec, brokers, time.time(), undo)
         self.log.append(injected)
         say(f"fault: {spec.describe()}" + (f" -> brokers {brokers}" if brokers else ""))

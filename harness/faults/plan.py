@@ -107,7 +107,9 @@ class _Binder:
             return type(value)(self.of(v) for v in value)
         if isinstance(value, dict):
             return {k: self.of(v) for k, v in value.items()}
-        if not dataclasses.is_dataclass(value) or isinstance(value, type):
+        # A class, or an object that is only equal to itself (a fault kind, ``FaultSpec.kind``), is
+        # no data to bind: kept as it is, so it stays the one object of its kind.
+        if not dataclasses.is_dataclass(value) or isinstance(value, type) or type(value).__eq__ is object.__eq__:
             return value
         if id(value) not in self.made:
             # Fields left out of comparison are what an object remembers while it runs: made new.

@@ -13,9 +13,8 @@ from dataclasses import dataclass
 
 from harness.faults.conditions import Condition
 from harness.faults.inject import Faults
-from harness.faults.kinds.base import SelfEnding
+from harness.faults.kinds.base import FaultSpec, SelfEnding
 from harness.faults.plan import RunNames, bind
-from harness.faults.specs import FaultSpec
 from harness.progress import say
 from harness.waits import Deadline
 

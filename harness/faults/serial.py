@@ -46,10 +46,10 @@ from collections.abc import Sequence
 from typing import Any, TypeVar
 
 from harness.faults import conditions, kinds, roles, serial_v1
+from harness.faults.kinds.base import OWN_LINKS, FaultKind, FaultSpec
 from harness.faults.kinds.protocol import Hits
 from harness.faults.plan import TOPIC_PARTS, GroupId, Part, Topic, TransactionalId
 from harness.faults.schedule import Step
-from harness.faults.specs import OWN_LINKS, FaultSpec
 
 SCHEMA = "kafka-eos-harness/schedule/2"
 # Constructor arguments written beside ``params``, not in it.
@@ -117,7 +117,7 @@ def dumps_doc(doc: dict[str, Any]) -> str:
 def _step_json(step: Step) -> dict[str, Any]:
     fault = step.fault
     beside, params = _arguments(fault)
-    out: dict[str, Any] = {"at_s": step.at_s, "fault": fault.kind, "target": _object_json(fault.target)}
+    out: dict[str, Any] = {"at_s": step.at_s, "fault": fault.kind.name, "target": _object_json(fault.target)}
     out.update({k: _value_json(v) for k, v in beside.items()})
     out["params"] = {k: _value_json(v) for k, v in params.items()}
     out["duration_s"] = step.duration_s
@@ -129,7 +129,7 @@ def _step_json(step: Step) -> dict[str, Any]:
 
 def _arguments(spec: FaultSpec) -> tuple[dict[str, Any], dict[str, Any]]:
     """The constructor's arguments that rebuild ``spec``: (listener and direction, the rest)."""
-    kind = kinds.get(spec.kind)
+    kind = spec.kind
     accepted = inspect.signature(kind.make).parameters
     beside: dict[str, Any] = {}
     if "listener" in accepted:
@@ -147,7 +147,7 @@ def _arguments(spec: FaultSpec) -> tuple[dict[str, Any], dict[str, Any]]:
             params[name] = spec.params[key]
         elif "target" not in accepted and hasattr(spec.target, name):  # e.g. elect_preferred(topic, partition)
             params[name] = getattr(spec.target, name)
-    if _build(spec.kind, spec.target, beside, params) != spec:
+    if _build(kind, spec.target, beside, params) != spec:
         raise ValueError(
             f"{spec.describe()} cannot be written as {kind.make.__name__}'s arguments: give its kind the "
             "params_as of every argument named otherwise in FaultSpec.params (harness.faults.kinds.base)"
@@ -223,14 +223,15 @@ def _step(item: Any, seen: _Interned) -> Step:
     if unknown:
         raise ValueError(f"unknown field {unknown[0]!r}; known: {', '.join(sorted(_STEP_KEYS))}")
     raw_target = item["target"]
+    kind = kinds.get(item["fault"])
     beside = {k: _listener(item[k]) if k == "listener" else item[k] for k in _BESIDE if k in item}
     if raw_target == "app-links":
-        if "listener" not in inspect.signature(kinds.get(item["fault"]).make).parameters:
-            raise ValueError(f"{item['fault']} is no link fault: it takes no app-links target")
+        if "listener" not in inspect.signature(kind.make).parameters:
+            raise ValueError(f"{kind.name} is no link fault: it takes no app-links target")
         beside["listener"] = OWN_LINKS
     target = _object(_target_alias(raw_target), seen)
     params = {k: _value(v) for k, v in (item.get("params") or {}).items()}
-    fault = _build(item["fault"], target, beside, params)
+    fault = _build(kind, target, beside, params)
     when = _object(_when_alias(item["when"]), seen) if item.get("when") is not None else None
     return Step(
         float(item["at_s"]),
@@ -247,8 +248,8 @@ def _listener(raw: Any) -> Any:
     return OWN_LINKS if raw == _APP_LISTENER else raw
 
 
-def _build(kind_name: str, target: Any, beside: dict[str, Any], params: dict[str, Any]) -> FaultSpec:
-    make = kinds.get(kind_name).make
+def _build(kind: FaultKind, target: Any, beside: dict[str, Any], params: dict[str, Any]) -> FaultSpec:
+    make = kind.make
     args = {**{k: tuple(v) if isinstance(v, list) else v for k, v in beside.items()}, **params}
     if "target" in inspect.signature(make).parameters:
         return make(target, **args)

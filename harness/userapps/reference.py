@@ -19,7 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from harness.cluster.kafka import OWN_LINK_LISTENERS
-from harness.faults import App, kinds, serial
+from harness.faults import App, serial
 from harness.report.run_folder import REFERENCE_SIDE
 from harness.scenario import Variant
 from harness.userapps.contract import Naming
@@ -63,8 +63,7 @@ def schedule_for(schedule: Steps, app: UserAppWorkload, twin: UserAppWorkload) -
 def apart_from_the_app(steps: Steps) -> bool:
     """Whether each step hits only the app it aims at: the app itself, or only its own links."""
     return all(
-        isinstance(step.fault.target, App)
-        or (kinds.get(step.fault.kind).on_links and set(step.fault.listeners) <= {APP_LINKS})
+        isinstance(step.fault.target, App) or (step.fault.kind.on_links and set(step.fault.listeners) <= {APP_LINKS})
         for step in steps
     )
 

@@ -1,5 +1,7 @@
 """Fault kinds, one module each (``KIND = FaultKind(...)``, ``kinds.base``); the registry here
-finds them, so adding a kind is adding a module.
+finds them, so adding a kind is adding a module. A ``FaultSpec`` holds its kind itself; the
+registry maps a kind's name back to it for what names kinds in text: schedules in JSON
+(``harness.faults.serial``), run records and the command line (``kafka-harness faults``).
 
 Link toxics (Toxiproxy): ``latency``, ``blackhole``, ``reset_peer``, ``bandwidth``,
 ``slicer``, ``limit_data``; ``cut`` (proxies disabled). Process faults on brokers and apps:
@@ -22,8 +24,7 @@ HELPER_MODULES = {"app_window", "base", "link_toxic", "process"}
 
 @cache
 def registry() -> dict[str, FaultKind]:
-    """Every kind by name, from the modules of this package (imported on first use: the kind
-    modules build ``FaultSpec``s, whose check asks this registry)."""
+    """Every kind by name, from the modules of this package (imported on first use)."""
     found: dict[str, FaultKind] = {}
     for module in pkgutil.iter_modules(__path__):
         if module.name in HELPER_MODULES:

@@ -32,9 +32,17 @@ import time
 from typing import Any
 
 from harness.faults.kinds import protocol as protocol_kind
-from harness.faults.kinds.base import Context, DrawContext, SelfEnding
+from harness.faults.kinds.base import (
+    Context,
+    Direction,
+    DrawContext,
+    FaultKind,
+    FaultSpec,
+    Listeners,
+    SelfEnding,
+    on_links,
+)
 from harness.faults.roles import App, Brokers, Target
-from harness.faults.specs import Direction, FaultSpec, Listeners, on_links
 from harness.waits import Deadline, poll_until
 
 ACTIONS = ("kill", "stop", "pause", "cut")
@@ -46,7 +54,7 @@ _STOP_GRACE_S = 30.0  # a stopped app's clean shutdown gets this long before SIG
 
 
 def window_spec(
-    kind: str,
+    kind: FaultKind,
     direction: Direction,
     target: Target,
     after: int,
@@ -59,11 +67,11 @@ def window_spec(
     """A window fault's spec, its parameters checked: ``action`` kept only when not the default
     kill, ``hold_s`` only where it counts (a pause, a cut), so a kill's read back as they always were."""
     if not isinstance(target, App):
-        raise ValueError(f"{kind} aims at an app (App(name))")
+        raise ValueError(f"{kind.name} aims at an app (App(name))")
     if after < 1 or times < 1 or restart_after_s < 0 or hold_s <= 0:
-        raise ValueError(f"{kind} needs after >= 1, times >= 1, hold_s > 0, restart_after_s >= 0")
+        raise ValueError(f"{kind.name} needs after >= 1, times >= 1, hold_s > 0, restart_after_s >= 0")
     if action not in ACTIONS:
-        raise ValueError(f"{kind}: unknown action {action!r}; one of {', '.join(ACTIONS)}")
+        raise ValueError(f"{kind.name}: unknown action {action!r}; one of {', '.join(ACTIONS)}")
     params: dict[str, Any] = {"after": after, "times": times}
     if action != "kill":
         params["action"] = action
@@ -100,7 +108,7 @@ class Window(SelfEnding):
         self._stop = threading.Event()
         self._lock = threading.Lock()
         self._armed: list[tuple[protocol_kind.Active, list[tuple[str, str]]]] = []
-        self._thread = threading.Thread(target=self._run, name=f"{spec.kind}-{self.app.name}", daemon=True)
+        self._thread = threading.Thread(target=self._run, name=f"{spec.kind.name}-{self.app.name}", daemon=True)
 
     def start(self) -> Window:
         self._thread.start()

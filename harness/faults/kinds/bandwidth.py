@@ -4,17 +4,16 @@ from __future__ import annotations
 
 import random
 
-from harness.faults.kinds.base import DrawContext
+from harness.faults.kinds.base import Direction, DrawContext, FaultSpec, Listeners, on_links
 from harness.faults.kinds.link_toxic import toxic_kind
 from harness.faults.roles import Target
-from harness.faults.specs import Direction, FaultSpec, Listeners, on_links
 
 
 def bandwidth(
     target: Target, kb_per_s: int, listener: Listeners = "client", direction: Direction = "both"
 ) -> FaultSpec:
     """At most ``kb_per_s`` KB per second per connection."""
-    return on_links("bandwidth", target, listener, direction, rate=kb_per_s)
+    return on_links(KIND, target, listener, direction, rate=kb_per_s)
 
 
 def draw(rng: random.Random, ctx: DrawContext) -> FaultSpec:

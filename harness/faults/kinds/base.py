@@ -1,12 +1,18 @@
-"""What a fault kind is (``FaultKind``) and what it gets to act with (``Context``).
+"""What a fault is: its kind (``FaultKind``), one fault as data (``FaultSpec``), and what a kind
+acts with (``Context``).
 
 A kind is one module of this package defining ``KIND = FaultKind(...)``: its name, family
 and one-line summary; ``make``, the constructor scenarios call (its signature and docstring
-are the kind's parameters); and ``start``, which applies one ``FaultSpec`` to the brokers its
-role resolved to and returns the heal: a call that undoes exactly that and returns what the
-fault's record should add (e.g. the requests a protocol fault hit). Optionally ``draw``,
-which picks one such fault at random (``harness.explore`` draws schedules with it) from a
-``DrawContext``: what a side offers to aim at and the timeouts that matter.
+are the kind's parameters; it builds a ``FaultSpec`` holding ``KIND``); and ``start``, which
+applies one ``FaultSpec`` to the brokers its role resolved to and returns the heal: a call that
+undoes exactly that and returns what the fault's record should add (e.g. the requests a
+protocol fault hit). Optionally ``draw``, which picks one such fault at random
+(``harness.explore`` draws schedules with it) from a ``DrawContext``: what a side offers to aim
+at and the timeouts that matter.
+
+A ``FaultSpec`` says what to do (its kind and params), to which role, on which listeners and
+in which direction. Kinds and specs live in one module because each names the other: a kind
+makes specs, a spec holds its kind.
 """
 
 from __future__ import annotations
@@ -16,14 +22,15 @@ import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+from harness.cluster.kafka import OWN_LINK_LISTENERS
 
 if TYPE_CHECKING:
     from harness.cluster.kafka import KafkaCluster
     from harness.cluster.proxy import ToxiproxyAPI
     from harness.faults.plan import Topic, TransactionalId
     from harness.faults.roles import App, Target
-    from harness.faults.specs import FaultSpec
 
 # Undoes one injected fault; returns fields for its record (or None).
 Heal = Callable[[], dict[str, Any] | None]
@@ -141,7 +148,10 @@ class DrawContext:
 Draw = Callable[[random.Random, DrawContext], "FaultSpec"]
 
 
-@dataclass(frozen=True)
+# A kind is one object, its module's ``KIND``: equal only to itself (its functions compare by
+# identity anyway), so specs of one kind are equal, read back from JSON too (the registry gives
+# the same object).
+@dataclass(frozen=True, eq=False)
 class FaultKind:
     name: str
     family: str
@@ -155,3 +165,50 @@ class FaultKind:
     # The constructor's arguments whose ``FaultSpec.params`` key differs (``ms`` -> ``latency``):
     # how a spec is written back as its constructor's arguments (harness.faults.serial).
     params_as: Mapping[str, str] = field(default_factory=dict)
+
+
+# The listener a scenario names for "the links of the apps that have their own": a fault
+# on it hits only those apps. Each side of a pair run at once has its own such listener
+# (``Faults(own_links=...)``); a side's faults on OWN_LINKS go to its listener.
+OWN_LINKS = OWN_LINK_LISTENERS[0]
+
+Direction = Literal["to_broker", "from_broker", "both"]
+Listeners = str | tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class FaultSpec:
+    kind: FaultKind
+    target: Target
+    listeners: tuple[str, ...] = ("client",)
+    direction: Direction = "both"
+    params: dict[str, Any] = field(default_factory=dict)
+    # A link toxic's chance of acting on each connection, drawn per connection (Toxiproxy's
+    # toxicity): below 1, some connections of one link are hit and others, opened while it
+    # holds, are not.
+    toxicity: float = 1.0
+
+    def __post_init__(self) -> None:
+        if not 0 < self.toxicity <= 1 or (self.toxicity < 1 and not self.kind.per_connection):
+            raise ValueError(
+                f"{self.kind.name}: toxicity {self.toxicity} must be in (0, 1], and below 1 only for a toxic"
+            )
+
+    def describe(self) -> str:
+        where = f" on {'+'.join(self.listeners)} ({self.direction})" if self.kind.on_links else ""
+        chance = {"toxicity": self.toxicity} if self.toxicity < 1 else {}
+        args = ", ".join(f"{k}={v}" for k, v in {**self.params, **chance}.items())
+        return f"{self.kind.name}{f'({args})' if args else ''} {self.target}{where}"
+
+
+def on_links(
+    kind: FaultKind,
+    target: Target,
+    listener: Listeners,
+    direction: Direction,
+    toxicity: float = 1.0,
+    **params: Any,
+) -> FaultSpec:
+    """A spec acting on the target's links on ``listener`` (one or several)."""
+    listeners = (listener,) if isinstance(listener, str) else tuple(listener)
+    return FaultSpec(kind, target, listeners, direction, params, toxicity)

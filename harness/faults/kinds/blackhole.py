@@ -5,15 +5,14 @@ from __future__ import annotations
 
 import random
 
-from harness.faults.kinds.base import DrawContext
+from harness.faults.kinds.base import Direction, DrawContext, FaultSpec, Listeners, on_links
 from harness.faults.kinds.link_toxic import toxic_kind
 from harness.faults.roles import Target
-from harness.faults.specs import Direction, FaultSpec, Listeners, on_links
 
 
 def blackhole(target: Target, listener: Listeners = "client", direction: Direction = "both") -> FaultSpec:
     """Bytes vanish, connections stay open: requests time out rather than fail fast."""
-    return on_links("blackhole", target, listener, direction, timeout=0)
+    return on_links(KIND, target, listener, direction, timeout=0)
 
 
 def draw(rng: random.Random, ctx: DrawContext) -> FaultSpec:

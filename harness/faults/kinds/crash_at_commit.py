@@ -24,9 +24,8 @@ from __future__ import annotations
 import random
 
 from harness.faults.kinds.app_window import Window, draw_action, window_spec
-from harness.faults.kinds.base import COMMIT, Context, DrawContext, FaultKind
+from harness.faults.kinds.base import COMMIT, Context, DrawContext, FaultKind, FaultSpec, Listeners
 from harness.faults.roles import App, Target
-from harness.faults.specs import FaultSpec, Listeners
 
 # The requests that commit a group's input offsets, each naming the group.
 COMMIT_APIS = ("OffsetCommit", "AddOffsetsToTxn", "TxnOffsetCommit")
@@ -45,7 +44,7 @@ def crash_at_commit(
     ``after``-th commit request from now (of its group's offsets) is swallowed on the wire; a
     killed or stopped app starts again ``restart_after_s`` later; ``times`` windows, each counted
     from the previous one. ``listener``: where the app reaches the brokers."""
-    return window_spec("crash_at_commit", "to_broker", target, after, times, action, hold_s, restart_after_s, listener)
+    return window_spec(KIND, "to_broker", target, after, times, action, hold_s, restart_after_s, listener)
 
 
 def start(ctx: Context, spec: FaultSpec, brokers: list[int]) -> Window:

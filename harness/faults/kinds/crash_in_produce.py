@@ -21,9 +21,8 @@ from __future__ import annotations
 import random
 
 from harness.faults.kinds.app_window import Window, draw_action, window_spec
-from harness.faults.kinds.base import COMMIT, Context, DrawContext, FaultKind
+from harness.faults.kinds.base import COMMIT, Context, DrawContext, FaultKind, FaultSpec, Listeners
 from harness.faults.roles import App, Target
-from harness.faults.specs import FaultSpec, Listeners
 
 # How long a held Produce waits: well past the kill, so the outputs land from a dead incarnation.
 HELD_MS = 3_000
@@ -42,7 +41,7 @@ def crash_in_produce(
     ``after``-th Produce request from now is held on the wire (``HELD_MS``); a killed or stopped
     app starts again ``restart_after_s`` later; ``times`` windows, each counted from the
     previous one. ``listener``: where the app reaches the brokers."""
-    return window_spec("crash_in_produce", "both", target, after, times, action, hold_s, restart_after_s, listener)
+    return window_spec(KIND, "both", target, after, times, action, hold_s, restart_after_s, listener)
 
 
 def start(ctx: Context, spec: FaultSpec, brokers: list[int]) -> Window:

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import random
 
-from harness.faults.kinds.base import LINK, Context, DrawContext, FaultKind, Heal
+from harness.faults.kinds.base import LINK, Context, DrawContext, FaultKind, FaultSpec, Heal, Listeners, on_links
 from harness.faults.roles import Target
-from harness.faults.specs import FaultSpec, Listeners, on_links
 
 
 def cut(target: Target, listener: Listeners = ("client", "replication", "controller")) -> FaultSpec:
     """Refuse new connections and close open ones on the target's proxies."""
-    return on_links("cut", target, listener, "both")
+    return on_links(KIND, target, listener, "both")
 
 
 def start(ctx: Context, spec: FaultSpec, brokers: list[int]) -> Heal:

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import random
 
-from harness.faults.kinds.base import OPERATION, Context, DrawContext, FaultKind, Heal
+from harness.faults.kinds.base import OPERATION, Context, DrawContext, FaultKind, FaultSpec, Heal
 from harness.faults.plan import Topic, named
 from harness.faults.roles import Replicas
-from harness.faults.specs import FaultSpec
 
 
 def elect_preferred(topic: str | Topic, partition: int = 0) -> FaultSpec:
     """Move leadership back to the preferred (first) replica, as an operator would."""
-    return FaultSpec("elect_preferred", Replicas(topic, partition))
+    return FaultSpec(KIND, Replicas(topic, partition))
 
 
 def start(ctx: Context, spec: FaultSpec, brokers: list[int]) -> Heal:

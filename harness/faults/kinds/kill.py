@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import signal
 
+from harness.faults.kinds.base import FaultSpec
 from harness.faults.kinds.process import process_kind
 from harness.faults.roles import Target
-from harness.faults.specs import FaultSpec
 
 
 def kill(target: Target) -> FaultSpec:
     """SIGKILL the broker's JVM or the app; healing starts it again."""
-    return FaultSpec("kill", target)
+    return FaultSpec(KIND, target)
 
 
 KIND = process_kind("kill", "SIGKILL, then start again", kill, lambda c: c.kill(signal="SIGKILL"), signal.SIGKILL)

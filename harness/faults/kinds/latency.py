@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import random
 
-from harness.faults.kinds.base import DrawContext
+from harness.faults.kinds.base import Direction, DrawContext, FaultSpec, Listeners, on_links
 from harness.faults.kinds.link_toxic import toxic_kind
 from harness.faults.roles import Target
-from harness.faults.specs import Direction, FaultSpec, Listeners, on_links
 
 
 def latency(
@@ -20,7 +19,7 @@ def latency(
 ) -> FaultSpec:
     """Bytes arrive ``ms`` (+-``jitter_ms``) late. Removing the toxic lets what it holds through at
     once; bytes a client sent before it closed the connection are still delivered, late."""
-    return on_links("latency", target, listener, direction, toxicity, latency=ms, jitter=jitter_ms)
+    return on_links(KIND, target, listener, direction, toxicity, latency=ms, jitter=jitter_ms)
 
 
 def draw(rng: random.Random, ctx: DrawContext) -> FaultSpec:

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from harness.faults.kinds.base import OPERATION, Context, FaultKind, Heal
+from harness.faults.kinds.base import OPERATION, Context, FaultKind, FaultSpec, Heal
 from harness.faults.roles import App
-from harness.faults.specs import FaultSpec
 
 
 def launch(target: App) -> FaultSpec:
     """Start an app registered but not running yet (a replacement instance)."""
-    return FaultSpec("launch", target)
+    return FaultSpec(KIND, target)
 
 
 def start(ctx: Context, spec: FaultSpec, brokers: list[int]) -> Heal:

@@ -4,17 +4,16 @@ from __future__ import annotations
 
 import random
 
-from harness.faults.kinds.base import DrawContext
+from harness.faults.kinds.base import Direction, DrawContext, FaultSpec, Listeners, on_links
 from harness.faults.kinds.link_toxic import toxic_kind
 from harness.faults.roles import Target
-from harness.faults.specs import Direction, FaultSpec, Listeners, on_links
 
 
 def limit_data(
     target: Target, max_bytes: int, listener: Listeners = "client", direction: Direction = "both"
 ) -> FaultSpec:
     """Close each connection once ``max_bytes`` have passed."""
-    return on_links("limit_data", target, listener, direction, bytes=max_bytes)
+    return on_links(KIND, target, listener, direction, bytes=max_bytes)
 
 
 def draw(rng: random.Random, ctx: DrawContext) -> FaultSpec:

@@ -7,8 +7,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from harness.cluster.proxy import FROM_BROKER, TO_BROKER
-from harness.faults.kinds.base import LINK, Context, Draw, FaultKind, Heal
-from harness.faults.specs import FaultSpec
+from harness.faults.kinds.base import LINK, Context, Draw, FaultKind, FaultSpec, Heal
 
 STREAMS: dict[str, tuple[str, ...]] = {
     "to_broker": (TO_BROKER,),
@@ -50,7 +49,7 @@ def add_toxics(
     added = []
     for proxy in ctx.proxy_names(spec, brokers):
         for stream in STREAMS[spec.direction]:
-            toxic = ctx.toxic_name(spec.kind, stream)
+            toxic = ctx.toxic_name(spec.kind.name, stream)
             ctx.proxies.add_toxic(proxy, toxic, toxic_type, stream, attributes, spec.toxicity)
             added.append((proxy, toxic))
     return added

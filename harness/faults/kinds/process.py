@@ -8,9 +8,8 @@ import signal
 from collections.abc import Callable
 from typing import Any
 
-from harness.faults.kinds.base import PROCESS, Context, DrawContext, FaultKind, Heal
+from harness.faults.kinds.base import PROCESS, Context, DrawContext, FaultKind, FaultSpec, Heal
 from harness.faults.roles import App, Target
-from harness.faults.specs import FaultSpec
 from harness.waits import wait_until
 
 

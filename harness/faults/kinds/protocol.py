@@ -42,10 +42,9 @@ from confluent_kafka import KafkaError
 from harness.cluster.images import TOXIPROXY_SOURCES
 from harness.cluster.proxy import FROM_BROKER, TO_BROKER, ToxiproxyError
 from harness.errors import HarnessError
-from harness.faults.kinds.base import PROTOCOL, Context, DrawContext, FaultKind, Heal
+from harness.faults.kinds.base import PROTOCOL, Context, DrawContext, FaultKind, FaultSpec, Heal, Listeners, on_links
 from harness.faults.plan import GroupId, TransactionalId
 from harness.faults.roles import Brokers, Leader, Target, TxnCoordinator
-from harness.faults.specs import FaultSpec, Listeners, on_links
 from harness.progress import say
 from harness.waits import Polled, poll_until
 
@@ -117,7 +116,7 @@ def protocol(
     if where:
         params["where"] = dict(where)
     direction = "both" if action in ANSWER_SEEN else "to_broker"
-    return on_links("protocol", target, listener, direction, **params)
+    return on_links(KIND, target, listener, direction, **params)
 
 
 def _top_level_error(api: dict[str, Any]) -> bool:
@@ -155,10 +154,10 @@ def start(ctx: Context, spec: FaultSpec, brokers: list[int]) -> Heal:
     try:
         if spec.params["action"] in ANSWER_SEEN:  # in place before any request is tagged
             for proxy in proxies:
-                answers.append((proxy, ctx.toxic_name("protocol", FROM_BROKER)))
+                answers.append((proxy, ctx.toxic_name(KIND.name, FROM_BROKER)))
                 ctx.proxies.add_toxic(proxy, answers[-1][1], "kafka_response", FROM_BROKER, {})
         for proxy in proxies:
-            requests.append((proxy, ctx.toxic_name("protocol", TO_BROKER)))
+            requests.append((proxy, ctx.toxic_name(KIND.name, TO_BROKER)))
             ctx.proxies.add_toxic(proxy, requests[-1][1], "kafka_request", TO_BROKER, attributes)
     except ToxiproxyError as exc:
         for proxy, name in requests + answers:
@@ -236,7 +235,7 @@ class Hits:
 
     def holds(self, faults: Faults) -> bool:
         return any(
-            i.spec.kind == "protocol"
+            i.spec.kind is KIND
             and i.spec.params["api"] == self.api
             and i.healed_at is None
             and isinstance(i.undo, Active)

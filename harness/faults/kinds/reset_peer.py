@@ -4,17 +4,16 @@ from __future__ import annotations
 
 import random
 
-from harness.faults.kinds.base import DrawContext
+from harness.faults.kinds.base import Direction, DrawContext, FaultSpec, Listeners, on_links
 from harness.faults.kinds.link_toxic import toxic_kind
 from harness.faults.roles import Target
-from harness.faults.specs import Direction, FaultSpec, Listeners, on_links
 
 
 def reset_peer(
     target: Target, after_ms: int = 0, listener: Listeners = "client", direction: Direction = "both"
 ) -> FaultSpec:
     """Reset each connection ``after_ms`` after data starts to flow on it."""
-    return on_links("reset_peer", target, listener, direction, timeout=after_ms)
+    return on_links(KIND, target, listener, direction, timeout=after_ms)
 
 
 def draw(rng: random.Random, ctx: DrawContext) -> FaultSpec:

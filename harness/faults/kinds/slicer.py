@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import random
 
-from harness.faults.kinds.base import DrawContext
+from harness.faults.kinds.base import Direction, DrawContext, FaultSpec, Listeners, on_links
 from harness.faults.kinds.link_toxic import toxic_kind
 from harness.faults.roles import Target
-from harness.faults.specs import Direction, FaultSpec, Listeners, on_links
 
 
 def slicer(
@@ -20,7 +19,7 @@ def slicer(
 ) -> FaultSpec:
     """Data cut into slices of about ``average_size`` bytes, ``delay_us`` apart."""
     return on_links(
-        "slicer", target, listener, direction, average_size=average_size, size_variation=size_variation, delay=delay_us
+        KIND, target, listener, direction, average_size=average_size, size_variation=size_variation, delay=delay_us
     )
 
 

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import signal
 
+from harness.faults.kinds.base import FaultSpec
 from harness.faults.kinds.process import process_kind
 from harness.faults.roles import Target
-from harness.faults.specs import FaultSpec
 
 
 def stop(target: Target) -> FaultSpec:
     """SIGTERM, a clean shutdown; healing starts it again."""
-    return FaultSpec("stop", target)
+    return FaultSpec(KIND, target)
 
 
 KIND = process_kind(

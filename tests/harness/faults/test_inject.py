@@ -7,6 +7,7 @@ fault's target (a role resolved when the fault fires), timed from a fresh produc
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 import pytest
 from confluent_kafka import Producer, TopicPartition
@@ -14,7 +15,7 @@ from confluent_kafka.admin import OffsetSpec
 
 from harness import faults as f
 from harness.cluster.kafka import KafkaCluster
-from harness.faults import Faults, FaultSpec, Leader, Node
+from harness.faults import Faults, FaultSpec, Leader, Node, Target
 from harness.waits import poll_until
 
 PROBE_TIMEOUT_S = 5.0
@@ -101,11 +102,13 @@ def test_cut_replication_link_pushes_followers_out_of_isr(cluster: KafkaCluster,
     cluster.wait_for_isr(topic, 0, 3, timeout_s=60)
 
 
-@pytest.mark.parametrize("kind", ["kill", "stop", "pause"])
-def test_process_fault_moves_leadership_and_heals(cluster: KafkaCluster, topic: str, kind: str) -> None:
+@pytest.mark.parametrize("make", [f.kill, f.stop, f.pause], ids=lambda make: make.__name__)
+def test_process_fault_moves_leadership_and_heals(
+    cluster: KafkaCluster, topic: str, make: Callable[[Target], FaultSpec]
+) -> None:
     leader = cluster.leader(topic)
     faults = Faults(cluster)
-    injected = faults.inject(FaultSpec(kind, Leader(topic)))
+    injected = faults.inject(make(Leader(topic)))
     try:
         assert injected.brokers == [leader]
         new_leader = cluster.wait_for_leader(topic, not_on=leader, timeout_s=60)
@@ -117,17 +120,17 @@ def test_process_fault_moves_leadership_and_heals(cluster: KafkaCluster, topic: 
     cluster.wait_for_isr(topic, 0, 3, timeout_s=90)
 
 
-@pytest.mark.parametrize("second", ["kill", "pause"])
+@pytest.mark.parametrize("second", [f.kill, f.pause], ids=lambda make: make.__name__)
 def test_a_process_fault_on_a_broker_already_down_leaves_it_to_the_first(
-    cluster: KafkaCluster, topic: str, second: str
+    cluster: KafkaCluster, topic: str, second: Callable[[Target], FaultSpec]
 ) -> None:
     """Two drawn steps may overlap on one broker: Docker refuses to kill or pause a container that
     is not running, so the second leaves it to the first, whose heal brings it back."""
     leader = cluster.leader(topic)
     faults = Faults(cluster)
-    faults.inject(FaultSpec("kill", Node(leader)))
+    faults.inject(f.kill(Node(leader)))
     try:
-        assert faults.inject(FaultSpec(second, Node(leader))).brokers == [leader]
+        assert faults.inject(second(Node(leader))).brokers == [leader]
     finally:
         faults.heal_all()
     assert cluster.registered_brokers() == [1, 2, 3]

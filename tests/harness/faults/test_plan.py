@@ -52,6 +52,9 @@ def test_parts_become_the_run_s_names_and_literal_names_stay() -> None:
     assert bound[0].fault.target == Leader("r-in", 1)
     assert bound[1].fault.target == Leader("__consumer_offsets")
     assert bound[1].fault.params["transactional_id"] == "r-app-1"
+    # A fault's kind is no data to bind: the same object, which conditions compare by identity.
+    assert [s.fault.kind for s in bound] == [s.fault.kind for s in steps]
+    assert bound[0].fault.kind is steps[0].fault.kind
 
 
 def test_roles_resolve_against_the_bound_names() -> None:

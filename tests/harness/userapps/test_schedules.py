@@ -34,7 +34,7 @@ from harness.userapps.workload import APP_LINKS
 def test_b1_kills_the_users_first_instance_at_its_commits_as_it_killed_its_transformer() -> None:
     steps, pipeline = schedules.like("b1", instances=1)
     (step,) = steps
-    assert (step.fault.kind, step.fault.target, step.fault.params["times"]) == ("crash_at_commit", App("app-1"), 3)
+    assert (step.fault.kind.name, step.fault.target, step.fault.params["times"]) == ("crash_at_commit", App("app-1"), 3)
     assert step.fault.listeners == (APP_LINKS,)  # the user's app's own links, where its commits go
     assert (pipeline.inputs, pipeline.partitions) == (4000, 3)
 
@@ -54,7 +54,7 @@ def test_a_schedule_that_cannot_be_carried_over_is_refused(scenario: str, said: 
 
 def test_the_default_kills_app_1_mid_stream() -> None:
     (step,) = schedules.default(inputs=400)
-    assert (step.fault.kind, step.fault.target, step.duration_s) == ("kill", App("app-1"), 1.0)
+    assert (step.fault.kind.name, step.fault.target, step.duration_s) == ("kill", App("app-1"), 1.0)
     assert step.when == OutputAtLeast(OUTPUT, 100)
 
 
@@ -83,7 +83,7 @@ def test_a_schedule_file_names_roles_the_users_app_and_its_links(tmp_path: Path)
     )
     kill, cut, slow, coordinator, pause = schedules.from_file(path, instances=2)
     assert (kill.fault.target, kill.when) == (App("app-2"), OutputAtLeast(OUTPUT, 50))
-    assert (cut.fault.kind, cut.fault.target, cut.fault.listeners) == ("blackhole", Brokers(), (APP_LINKS,))
+    assert (cut.fault.kind.name, cut.fault.target, cut.fault.listeners) == ("blackhole", Brokers(), (APP_LINKS,))
     assert (slow.fault.target, slow.fault.params["latency"], slow.fault.direction) == (
         Leader(INPUT, 1),
         300,

@@ -18,7 +18,7 @@ from harness.faults.kinds.base import COMMIT, DrawContext
 def test_it_aims_at_an_app_on_its_links_and_round_trips_as_json() -> None:
     spec = crash_at_commit(App("app-1"), after=3, times=2, listener="client2")
     assert (spec.kind, spec.target, spec.listeners, spec.direction) == (
-        "crash_at_commit",
+        kind.KIND,
         App("app-1"),
         ("client2",),
         "to_broker",
@@ -70,7 +70,7 @@ def test_an_action_other_than_a_kill_is_kept_with_its_hold_only_where_it_counts(
 
 def test_its_produce_twin_holds_the_app_s_outputs_and_sees_the_answers() -> None:
     spec = crash_in_produce(App("app-1"), after=3, action="cut", hold_s=5.0, listener="client2")
-    assert (spec.kind, spec.listeners, spec.direction) == ("crash_in_produce", ("client2",), "both")
+    assert (spec.kind, spec.listeners, spec.direction) == (produce_kind.KIND, ("client2",), "both")
     assert spec.params == {"after": 3, "times": 1, "action": "cut", "hold_s": 5.0, "restart_after_s": 1.0}
     assert produce_kind.KIND.family == COMMIT
 

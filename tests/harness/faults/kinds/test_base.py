@@ -1,7 +1,10 @@
-"""Faults as data: what a spec lets through, and what reaches Toxiproxy, without a cluster."""
+"""Faults as data: what a spec lets through, that it holds its kind itself, and what reaches
+Toxiproxy, without a cluster."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import replace
 from types import SimpleNamespace
 from typing import Any
 
@@ -10,7 +13,7 @@ import pytest
 from harness import faults as f
 from harness.cluster.kafka import KafkaCluster
 from harness.cluster.proxy import TO_BROKER
-from harness.faults import Faults, FaultSpec, Node
+from harness.faults import Faults, FaultSpec, Node, kinds
 
 
 class _Toxiproxy:
@@ -59,7 +62,13 @@ def test_a_toxicity_outside_0_to_1_is_refused(toxicity: float) -> None:
         f.latency(Node(1), ms=100, toxicity=toxicity)
 
 
-@pytest.mark.parametrize("kind", ["kill", "cut", "pause"])
-def test_only_a_toxic_has_a_toxicity(kind: str) -> None:
+@pytest.mark.parametrize("make", [f.kill, f.cut, f.pause], ids=lambda make: make.__name__)
+def test_only_a_toxic_has_a_toxicity(make: Callable[[Node], FaultSpec]) -> None:
     with pytest.raises(ValueError, match="toxicity"):
-        FaultSpec(kind, Node(1), toxicity=0.5)
+        replace(make(Node(1)), toxicity=0.5)
+
+
+def test_a_spec_holds_its_kind_and_two_specs_of_one_kind_are_equal() -> None:
+    assert f.kill(Node(1)).kind is kinds.get("kill")
+    assert f.kill(Node(1)) == f.kill(Node(1)) != f.stop(Node(1))
+    assert f.latency(Node(1), ms=100).describe() == "latency(latency=100, jitter=0) broker 1 on client (both)"
