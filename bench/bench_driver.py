@@ -56,8 +56,7 @@ from typing import Any
 import measure
 
 from harness.cluster.kafka import KafkaCluster
-from harness.faults import Brokers, Faults
-from harness.faults.kinds.protocol import protocol
+from harness.faults import Brokers, Faults, protocol
 from harness.jvm import java_clients
 from harness.settings import Settings
 from harness.workloads import clients

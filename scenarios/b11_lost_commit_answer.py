@@ -20,8 +20,7 @@ Guarantee (the app retries the commit): no duplicate, nothing lost, nothing torn
 
 from dataclasses import replace
 
-from harness.faults import OWN_LINKS, AppSent, Step, TransactionalId, TxnCoordinator
-from harness.faults.kinds.protocol import protocol
+from harness.faults import OWN_LINKS, AppSent, Step, TransactionalId, TxnCoordinator, protocol
 from harness.scenario import Scenario, Variant
 from harness.verdict.document import FORBIDDEN, REQUIRED
 from harness.workloads.producer import PRODUCER, ProducerWorkload

@@ -22,8 +22,7 @@ Control side: librdkafka. Guarantee side: Kafka's Java client (each side pins it
 No claim either way: the findings (fenced, errors, records lost or aborted) are the result.
 """
 
-from harness.faults import App, AppSent, Step, TransactionalId, TxnCoordinator, kill
-from harness.faults.kinds.protocol import protocol
+from harness.faults import App, AppSent, Step, TransactionalId, TxnCoordinator, kill, protocol
 from harness.scenario import Scenario, Variant
 from harness.verdict.checks import late_copy_answered
 from harness.verdict.document import ALLOWED

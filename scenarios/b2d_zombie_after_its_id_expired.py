@@ -61,8 +61,7 @@ A research pair: both sides are expected clean, the result is the answers (the c
 
 from dataclasses import replace
 
-from harness.faults import App, Paused, Step, TransactionalId, TxnCoordinator, launch, pause
-from harness.faults.kinds.protocol import protocol
+from harness.faults import App, Paused, Step, TransactionalId, TxnCoordinator, launch, pause, protocol
 from harness.scenario import Scenario, Variant
 from harness.verdict.checks import answered, ended
 from harness.verdict.document import ALLOWED

@@ -27,8 +27,7 @@ With ``--client librdkafka`` both sides run librdkafka, and the guarantee shows 
 4.4.0 too (the pair fails): librdkafka users are exposed on Kafka 4.x.
 """
 
-from harness.faults import AppSent, Step, TransactionalId, TxnCoordinator
-from harness.faults.kinds.protocol import protocol
+from harness.faults import AppSent, Step, TransactionalId, TxnCoordinator, protocol
 from harness.scenario import Scenario, Variant
 from harness.verdict.checks import late_copy_answered
 from harness.verdict.document import FORBIDDEN, ONE_OF

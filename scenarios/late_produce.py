@@ -15,8 +15,7 @@ given up (CI, R2's control: answered NONE over the open connection, no abort, no
 see). 4.5 s leaves 1.5 s past the latest of those, and the 4 s pause as much after it.
 """
 
-from harness.faults import MAIN, AppSent, Leader, Step, TransactionalId
-from harness.faults.kinds.protocol import protocol
+from harness.faults import MAIN, AppSent, Leader, Step, TransactionalId, protocol
 from harness.workloads.producer import PRODUCER, ProducerWorkload
 
 TXN_ID = "late-produce-app"

@@ -24,8 +24,7 @@ Control: Kafka 3.7.0: the app stops on "Unexpected error in TxnOffsetCommitRespo
 Guarantee: Kafka 3.7.1: the offset commit is retried, every input has exactly one output.
 """
 
-from harness.faults import AppSent, Brokers, Step, TransactionalId, TxnCoordinator
-from harness.faults.kinds.protocol import Hits, protocol
+from harness.faults import AppSent, Brokers, Hits, Step, TransactionalId, TxnCoordinator, protocol
 from harness.scenario import Scenario, Variant
 from harness.verdict.checks import stopped_by
 from harness.verdict.document import ALLOWED, FORBIDDEN, REQUIRED

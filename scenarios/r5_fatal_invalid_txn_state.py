@@ -35,8 +35,7 @@ the difference is the error it is told, which decides whether an app that can re
 Kafka Streams thread, which rebuilds its producer on a fencing error) does.
 """
 
-from harness.faults import AppSent, Step, TransactionalId, TxnCoordinator
-from harness.faults.kinds.protocol import protocol
+from harness.faults import AppSent, Step, TransactionalId, TxnCoordinator, protocol
 from harness.faults.roles import key_partition
 from harness.scenario import Scenario, Variant
 from harness.verdict.checks import client_error

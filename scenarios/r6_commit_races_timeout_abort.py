@@ -23,8 +23,7 @@ Control: Kafka 4.3.1: the held commit is answered INVALID_TXN_STATE and the app 
 Other side: Kafka 4.4.0: what it answers the same commit is the finding (so far: the same).
 """
 
-from harness.faults import AppSent, Step, TransactionalId, TxnCoordinator
-from harness.faults.kinds.protocol import protocol
+from harness.faults import AppSent, Step, TransactionalId, TxnCoordinator, protocol
 from harness.scenario import Scenario, Variant
 from harness.verdict.checks import held_answered, stopped_by
 from harness.verdict.document import ALLOWED

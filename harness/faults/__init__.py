@@ -10,8 +10,9 @@ is resolved to concrete brokers only when the fault fires, as in Jepsen (``injec
 A ``schedule.Schedule`` is a timed list of steps (at, optional ``conditions`` to wait for,
 fault, duration) run beside a workload, and always heals at its end.
 
-Scenario files import their vocabulary from here: ``from harness.faults import Leader,
-Step, MAIN, blackhole``.
+Scenario files, explore and users' apps import their vocabulary from here: ``from
+harness.faults import Leader, Step, MAIN, blackhole``. Every kind's constructor is here (a
+test checks it).
 """
 
 from harness.faults.conditions import AppSent, Committed, Condition, Isr, Paused
@@ -28,6 +29,7 @@ from harness.faults.kinds.latency import latency
 from harness.faults.kinds.launch import launch
 from harness.faults.kinds.limit_data import limit_data
 from harness.faults.kinds.pause import pause
+from harness.faults.kinds.protocol import Hits, protocol
 from harness.faults.kinds.reset_peer import reset_peer
 from harness.faults.kinds.restart import restart
 from harness.faults.kinds.slicer import slicer
@@ -65,6 +67,7 @@ __all__ = [
     "Followers",
     "GroupCoordinator",
     "GroupId",
+    "Hits",
     "Injected",
     "Isr",
     "Leader",
@@ -90,6 +93,7 @@ __all__ = [
     "launch",
     "limit_data",
     "pause",
+    "protocol",
     "reset_peer",
     "restart",
     "slicer",

@@ -11,8 +11,7 @@ from typing import Any
 import pytest
 
 from harness.explore import trial
-from harness.faults import Brokers, Step, TxnCoordinator, serial
-from harness.faults.kinds.protocol import protocol
+from harness.faults import Brokers, Step, TxnCoordinator, protocol, serial
 from harness.verdict.outcome import Outcome
 
 MakeRun = Callable[..., Path]

@@ -8,8 +8,7 @@ from typing import Any, ClassVar, cast
 import pytest
 
 import scenarios
-from harness.faults import INPUT, MAIN, GroupId, Leader, RunNames, Step, TransactionalId, TxnCoordinator, kill
-from harness.faults.kinds.protocol import protocol
+from harness.faults import INPUT, MAIN, GroupId, Leader, RunNames, Step, TransactionalId, TxnCoordinator, kill, protocol
 from harness.faults.plan import bind
 from harness.faults.roles import GroupCoordinator, java_hash
 

@@ -8,8 +8,7 @@ from typing import cast
 
 import pytest
 
-from harness.faults import Brokers, Faults, Schedule, Step
-from harness.faults.kinds.protocol import protocol
+from harness.faults import Brokers, Faults, Schedule, Step, protocol
 
 
 def test_a_wait_that_runs_out_names_the_steps_still_under_way(capsys: pytest.CaptureFixture[str]) -> None:

@@ -30,9 +30,9 @@ from harness.faults import (
     kill,
     kinds,
     latency,
+    protocol,
     serial,
 )
-from harness.faults.kinds.protocol import protocol
 from harness.userapps.output import OutputAtLeast
 
 
