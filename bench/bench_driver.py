@@ -158,6 +158,7 @@ def run_transformer(name: str, cluster: KafkaCluster, work: Path, source: str, n
         spec = TransformerSpec(
             bootstrap_servers=bootstrap,
             input_topic=source,
+            input_partitions=measure.PARTITIONS,
             output_topic=sink,
             group_id=group,
             ledger=str(work / f"transformer-{client}-{n}.csv"),
@@ -211,6 +212,12 @@ def main() -> None:
         producers = measure.interleaved(
             PRODUCERS, args.rounds, lambda name, n: run_producer(name, cluster, work, args.records, n)
         )
+        # Printed at once: the transformers' rounds take as long again.
+        producer_rows = table(
+            f"producers: {args.records:,} records of {VALUE_BYTES} B per run, {args.rounds} rounds interleaved",
+            PRODUCERS,
+            producers,
+        )
         source = measure.fresh_topic(cluster, "driver-in")
         fill = measure.app_spec(cluster, source, work / "fill.csv", TRANSFORM_RECORDS, PRODUCER, keys=12)
         measure.run_app(clients.LIBRDKAFKA, replace(fill, value_bytes=VALUE_BYTES), work, "fill")
@@ -226,11 +233,7 @@ def main() -> None:
         "value_bytes": VALUE_BYTES,
         "rounds": args.rounds,
         "producer_settings": PRODUCER,
-        "producers": table(
-            f"producers: {args.records:,} records of {VALUE_BYTES} B per run, {args.rounds} rounds interleaved",
-            PRODUCERS,
-            producers,
-        ),
+        "producers": producer_rows,
         "transformers": table(
             f"consume-transform-produce (plain, batches of {TRANSFORM_BATCH}): {TRANSFORM_RECORDS:,} inputs per run",
             TRANSFORMERS,

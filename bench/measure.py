@@ -182,7 +182,7 @@ def run_app(
         spec = replace(spec, config=clients.java_config(spec.config, Kind.PRODUCER)[0])
     elif client == clients.JAVA:
         spec = replace(spec, producer_config=clients.java_config(spec.producer_config, Kind.PRODUCER)[0])
-    doc = asdict(spec)
+    doc = spec.to_json() if isinstance(spec, TransformerSpec) else asdict(spec)
     spec_path = work / f"{name}.json"
     spec_path.write_text(json.dumps(doc))
     settings = Settings()

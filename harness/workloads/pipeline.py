@@ -11,7 +11,7 @@ outputs per input (``eos_pairs``).
 from __future__ import annotations
 
 import os
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -138,10 +138,7 @@ class PipelineWorkload:
             )
 
             def spec_for(ledger: Path, earlier: list[Path], spec: TransformerSpec = spec) -> dict[str, Any]:
-                doc = asdict(replace(spec, ledger=str(ledger), resume=transformer_resume(earlier, spec.session)))
-                if not spec.bug_offsets_outside_txn_every:  # the Java app refuses fields it does not know
-                    del doc["bug_offsets_outside_txn_every"]
-                return doc
+                return replace(spec, ledger=str(ledger), resume=transformer_resume(earlier, spec.session)).to_json()
 
             apps.append(AppProcess(transformer(i), run_dir, spec_for, command, group=group))
         return Plan(

@@ -46,7 +46,7 @@ import json
 import sys
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -102,6 +102,14 @@ class TransformerSpec:
     resume: dict[str, Any] | None = None  # a restart's plan (harness.workloads.resume.transformer_resume)
     sink_db: str = ""  # a SQLite file: the effects go there, not to the output topic
     login: dict[str, str] = field(default_factory=dict)  # on a secured cluster, for both clients
+
+    def to_json(self) -> dict[str, Any]:
+        """The spec file's document, for either app: without the planted bug when it is off, a
+        field the Java app does not know and refuses."""
+        doc = asdict(self)
+        if not self.bug_offsets_outside_txn_every:
+            del doc["bug_offsets_outside_txn_every"]
+        return doc
 
 
 class _App:
