@@ -60,5 +60,5 @@ def test_a_planted_bug_is_found_and_shrunk(cluster: KafkaCluster, tmp_path: Path
     shrunk = replay.shrink_run(Kept.read(found.folder), 1, Settings(), cluster=cluster)
     assert len(shrunk.doc["steps"]) <= 2 and len(shrunk.attempts) <= 1
     written = scenarios.get(str(shrunk.scenario))
-    assert written.schedule("x-out") and written.guarantee.workload.bug_offsets_outside_txn_every == 1  # type: ignore[union-attr]
+    assert written.schedule and written.guarantee.workload.bug_offsets_outside_txn_every == 1  # type: ignore[union-attr]
     assert trial.Trial.read(shrunk.proof).failed

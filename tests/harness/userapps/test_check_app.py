@@ -140,9 +140,7 @@ def test_each_action_in_the_app_s_window_repeats_the_at_least_once_app(
     Produce reaches the brokers after its next incarnation began)."""
     fault = getattr(faults, kind)
 
-    def steps(output: str) -> list[Step]:
-        return [Step(0.0, fault(App("app-1"), after=2, action=action, hold_s=8.0, listener=APP_LINKS), duration_s=120)]
-
+    steps = (Step(0.0, fault(App("app-1"), after=2, action=action, hold_s=8.0, listener=APP_LINKS), duration_s=120),)
     verdict = _run(cluster, tmp_path, [*PYTHON_APP, *(["--bug", bug] if bug else [])], steps, live_input=True)
     (caught,) = [f for f in verdict.record.faults if f["fault"] == kind]
     assert caught["windows_hit"] == 1 and caught["windows"][0]["action"] == action, caught
