@@ -47,7 +47,7 @@ from harness.userapps.workload import (
 from harness.verdict.document import VariantVerdict, side_outcome
 from harness.verdict.outcome import Outcome
 from harness.waits import Deadline, poll_until
-from harness.workloads.base import Side
+from harness.workloads.base import SideSetup
 
 __all__ = ["APP_LINKS", "Checked", "ExactlyOnceViolation", "FaultsFixture", "KafkaFixture", "RunningApp"]
 
@@ -317,7 +317,7 @@ def assert_exactly_once(run: HarnessRun, test: str) -> Callable[..., Checked]:
             if not app.wait(timeout_s):
                 say(f"{app.name} did not finish in {timeout_s:.0f}s: judged as it stands")
         plan = app_plan(users, run.side_dir, Naming(extract), view)
-        side = Side(run.kafka.cluster, run.side_dir, test, {}, {}, APP_LINKS)
+        side = SideSetup(run.kafka.cluster, run.side_dir, test, {}, {}, APP_LINKS)
         errors = [e for s in run.schedules for e in s.errors]
         told = ScenarioText(test, " ".join(users.command) or "the test's own app", _story(users, view))
         verdict = judge_side(told, APP_VARIANT, side, plan, run.faults, errors, [], run.started_at)

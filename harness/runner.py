@@ -40,7 +40,7 @@ from harness.verdict.document import PairVerdict, VariantVerdict
 from harness.verdict.judge import judge, raised, untold
 from harness.verdict.record import SideRecord
 from harness.waits import Deadline
-from harness.workloads.base import Plan, Side
+from harness.workloads.base import Plan, SideSetup
 
 # Beyond the budget, the time an app restarted by the heal gets to finish.
 _AFTER_HEAL_S = 30
@@ -77,7 +77,7 @@ def _run_variant(
 ) -> VariantVerdict:
     started_at = time.time()  # the report's time axis starts here
     run_dir.mkdir(parents=True, exist_ok=True)
-    side = Side(
+    side = SideSetup(
         cluster=cluster,
         run_dir=run_dir,
         name=f"{scenario.id.lower()}-{variant.name}-{uuid.uuid4().hex[:6]}",
@@ -108,7 +108,7 @@ class ScenarioText:
 def judge_side(
     scenario: ScenarioText,
     variant: Variant,
-    side: Side,
+    side: SideSetup,
     plan: Plan,
     faults: Faults,
     fault_errors: list[str],

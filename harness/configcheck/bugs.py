@@ -32,7 +32,7 @@ from dataclasses import dataclass, replace
 from functools import cache
 from typing import TYPE_CHECKING, Protocol
 
-from harness.configcheck.rulebook import Finding, Severity
+from harness.configcheck.rulebook import RuleFinding, Severity
 from harness.kafkaconfig.catalogue import Component, ConfigFile, Kind, Value
 from harness.versions import key
 from harness.workloads.clients import JAVA, LIBRDKAFKA, ClientSpec
@@ -405,10 +405,10 @@ def _where(bug: Bug, hit: list[Facts], broker_file: ConfigFile | None) -> tuple[
 
 def check_bugs(
     files: Mapping[Kind, ConfigFile], brokers: list[str], client: ClientSpec | None, transactional: bool
-) -> tuple[list[Finding], dict[str, str]]:
+) -> tuple[list[RuleFinding], dict[str, str]]:
     """A finding per bug of ``BUGS`` the versions are affected by, and the rules that could not
     tell (rule id -> the options that would)."""
-    findings: list[Finding] = []
+    findings: list[RuleFinding] = []
     skipped: dict[str, str] = {}
     clients = user_clients(files, client)
     broker_file = files.get(Kind.BROKER)
@@ -434,7 +434,9 @@ def check_bugs(
             f"({bug.link})."
         )
         fix = f"{bug.fix} (fixed: {bug.fixed}); `kafka-harness run {bug.pair}` shows the bug"
-        findings.append(Finding(bug.rule, bug.severity, (bug.pair,), file, line, what, fix, applies, on_versions=True))
+        findings.append(
+            RuleFinding(bug.rule, bug.severity, (bug.pair,), file, line, what, fix, applies, on_versions=True)
+        )
     return findings, skipped
 
 

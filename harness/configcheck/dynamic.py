@@ -34,7 +34,7 @@ from typing import Any
 from harness import provision
 from harness.cluster import features, images
 from harness.configcheck import apply, bugs
-from harness.configcheck.rulebook import Finding
+from harness.configcheck.rulebook import RuleFinding
 from harness.errors import HarnessError
 from harness.kafkaconfig.catalogue import ConfigFile, Kind
 from harness.progress import say
@@ -204,7 +204,7 @@ class BugPair:
 
 
 def bug_pairs(
-    findings: list[Finding], files: dict[Kind, ConfigFile], client: ClientSpec | None, settings: list[Settings]
+    findings: list[RuleFinding], files: dict[Kind, ConfigFile], client: ClientSpec | None, settings: list[Settings]
 ) -> list[BugPair]:
     """Per bug rule among ``findings`` and per version of ``settings`` it holds for, its pair on
     the user's versions, with every release it needs fetched: before any container starts."""

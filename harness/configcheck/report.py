@@ -1,6 +1,6 @@
 """``kafka-harness verify-config``: a user's broker, producer and consumer files, checked.
 
-The report is made of sections of ``Finding``s: ``static``, the rules of
+The report is made of sections of ``RuleFinding``s: ``static``, the rules of
 ``harness.configcheck.rules`` over the files alone, and the bug rules of
 ``harness.configcheck.bugs`` over the versions given. Unless ``--static-only``, the ``dynamic``
 part (``harness.configcheck.dynamic``) runs the files' settings in scenario pairs on a cluster
@@ -47,7 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.configcheck import bugs, dynamic
-from harness.configcheck.rulebook import Configs, Finding, Severity
+from harness.configcheck.rulebook import Configs, RuleFinding, Severity
 from harness.configcheck.rules import check_static
 from harness.errors import HarnessError
 from harness.kafkaconfig import catalogue
@@ -65,7 +65,7 @@ class Report:
     files: dict[Kind, ConfigFile]
     brokers: int
     transactional: str  # why the pipeline is checked as transactional; empty if it is not
-    sections: dict[str, list[Finding]]  # section name -> findings, errors first
+    sections: dict[str, list[RuleFinding]]  # section name -> findings, errors first
     skipped_rules: dict[str, str]  # rule id -> the options it lacked ("--broker", "--kafka-version")
     kafka_versions: list[str]  # --kafka-version: the brokers' releases the bug rules read
     clients: list[bugs.UserClient]  # the clients the bug rules read
@@ -122,7 +122,7 @@ class Report:
         return "\n".join(lines)
 
 
-def _rows(findings: list[Finding], width: int) -> list[str]:
+def _rows(findings: list[RuleFinding], width: int) -> list[str]:
     cells = [
         (
             str(f.severity),

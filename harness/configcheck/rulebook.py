@@ -1,12 +1,12 @@
 """What a static rule over a user's broker, producer and consumer configs is (``Rule``), what
-it reads (``Configs``) and finds (``Hit``, ``Finding``), and how rules word a setting (``shown``).
+it reads (``Configs``) and finds (``Hit``, ``RuleFinding``), and how rules word a setting (``shown``).
 The rules themselves are in ``broker_rules``, ``producer_rules``, ``consumer_rules`` and
 ``file_rules``; ``harness.configcheck.rules`` runs them all.
 
 Each rule has an id, a severity, the scenarios (``scenarios/``, docs/scenarios.md) whose failure
 it predicts, the files it needs, and a check whose docstring is the rule's reason in one
 sentence. A check reports ``Hit``s; ``check_static`` stamps them with the rule into
-``Finding``s, the unit of the report (the dynamic run on the cluster will report the same
+``RuleFinding``s, the unit of the report (the dynamic run on the cluster will report the same
 way). Severities: **error** — the client refuses to start, or a guarantee is lost under a
 fault the harness reproduces; **warning** — a guarantee hangs on a default, on a name
 that does not do what it seems, or on availability; **info** — worth knowing.
@@ -40,7 +40,7 @@ class Severity(StrEnum):
 
 
 @dataclass(frozen=True)
-class Finding:
+class RuleFinding:
     rule: str
     severity: Severity
     scenarios: tuple[str, ...]

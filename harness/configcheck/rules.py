@@ -6,14 +6,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from harness.configcheck import broker_rules, consumer_rules, file_rules, producer_rules
-from harness.configcheck.rulebook import Configs, Finding, Hit, Rule
+from harness.configcheck.rulebook import Configs, Hit, Rule, RuleFinding
 
 RULES: list[Rule] = [*broker_rules.RULES, *producer_rules.RULES, *consumer_rules.RULES, *file_rules.RULES]
 
 
-def check_static(configs: Configs) -> tuple[list[Finding], list[Rule]]:
+def check_static(configs: Configs) -> tuple[list[RuleFinding], list[Rule]]:
     """Every finding of every rule whose files were given, and the rules skipped for lack of one."""
-    findings: list[Finding] = []
+    findings: list[RuleFinding] = []
     skipped: list[Rule] = []
     for r in RULES:
         if not all(kind in configs.files for kind in r.needs):
@@ -21,7 +21,9 @@ def check_static(configs: Configs) -> tuple[list[Finding], list[Rule]]:
             continue
         for hit in _merged(r.check(configs)):
             findings.append(
-                Finding(r.id, r.severity, r.scenarios, str(hit.file.path), hit.line, hit.what, hit.fix, hit.applies_to)
+                RuleFinding(
+                    r.id, r.severity, r.scenarios, str(hit.file.path), hit.line, hit.what, hit.fix, hit.applies_to
+                )
             )
     return findings, skipped
 

@@ -3,7 +3,7 @@
 ``Faults.inject`` resolves a ``FaultSpec``'s role to brokers (or an app) when it fires, hands
 it to its kind (``harness.faults.kinds``) and returns an ``Injected`` whose ``heal()`` undoes
 exactly that fault; ``Faults.heal_all`` undoes everything this object did and sweeps up what
-a failed heal left. ``Faults`` is what the kinds act with (``kinds.base.Context``).
+a failed heal left. ``Faults`` is what the kinds act with (``kinds.base.FaultContext``).
 """
 
 from __future__ import annotations
@@ -77,7 +77,7 @@ class Faults:
         self._names = itertools.count(1)
         self._disabled: set[str] = set()
 
-    # --- what kinds act with (kinds.base.Context) ---------------------------------------
+    # --- what kinds act with (kinds.base.FaultContext) ---------------------------------------
 
     @property
     def proxies(self) -> ToxiproxyAPI:

@@ -23,7 +23,7 @@ import scenarios
 from harness.errors import HarnessError
 from harness.progress import say
 from harness.report import figures
-from harness.report.run_folder import INCOMPLETE, Pair, Side, read_pair
+from harness.report.run_folder import INCOMPLETE, Pair, SideFolder, read_pair
 from harness.report.series import Timeline, timeline
 from harness.report.verdicts import Expectation, expectations
 from harness.verdict.outcome import Outcome
@@ -85,7 +85,7 @@ class SideView:
     """What the template shows of one side."""
 
     name: str
-    side: Side
+    side: SideFolder
     timeline: Timeline
     expectations: list[Expectation]
     figures: list[Any]
@@ -101,7 +101,7 @@ def _links(files: list[Path]) -> list[tuple[str, list[Path]]]:
     return [(h, groups[h]) for h, _ in (*_LINK_GROUPS, ("other", None)) if h in groups]
 
 
-def _apps(side: Side, tl: Timeline) -> list[dict[str, Any]]:
+def _apps(side: SideFolder, tl: Timeline) -> list[dict[str, Any]]:
     """One row per incarnation: its life on the time axis and what its report says."""
     reports = {(r["app"], r["incarnation"]): r for r in side.record.workload}
     rows = []
@@ -130,7 +130,7 @@ def _apps(side: Side, tl: Timeline) -> list[dict[str, Any]]:
     return rows
 
 
-def _side_view(side: Side) -> SideView:
+def _side_view(side: SideFolder) -> SideView:
     tl = timeline(side)
     shown = [figures.fragment(figures.timeline(tl), f"{side.name}-timeline")]
     by_partition = figures.partitions(tl)

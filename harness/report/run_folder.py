@@ -67,7 +67,7 @@ class Ledgers:
 
 
 @dataclass
-class Side:
+class SideFolder:
     name: str
     folder: Path
     verdict: VariantVerdict | None
@@ -90,7 +90,7 @@ class Pair:
     scenario: str
     stamp: str  # YYYYmmdd-HHMMSS from the folder's name, "" if it has another name
     verdict: PairVerdict | None
-    sides: list[Side]
+    sides: list[SideFolder]
     missing: list[str]
     files: list[Path]  # the pair's own files (its verdict.json)
 
@@ -130,7 +130,7 @@ def read_pair(folder: Path) -> Pair:
     return Pair(folder, scenario, name["stamp"] if name else "", verdict, sides, missing, files)
 
 
-def read_side(pair_folder: Path, name: str) -> Side:
+def read_side(pair_folder: Path, name: str) -> SideFolder:
     folder = pair_folder / name
     doc = _json(folder / "verdict.json")
     verdict = VariantVerdict.from_json(doc) if doc else None
@@ -152,7 +152,7 @@ def read_side(pair_folder: Path, name: str) -> Side:
         if verdict is None:
             missing.append("verdict.json (not checked)")
     files = sorted(p.relative_to(pair_folder) for p in _files(folder))
-    return Side(name, folder, verdict, ledgers, reads, anomalies, source, missing, files)
+    return SideFolder(name, folder, verdict, ledgers, reads, anomalies, source, missing, files)
 
 
 def _json(path: Path) -> dict[str, Any] | None:

@@ -29,7 +29,7 @@ import pyarrow.compute as pc
 from harness.faults import kinds
 from harness.history.ledger import EVENTS
 from harness.history.records import MARKER_ID
-from harness.report.run_folder import Ledgers, Side
+from harness.report.run_folder import Ledgers, SideFolder
 
 MIN_GAP_S = 1.0
 _OK, _INVOKE = EVENTS.index("ok"), EVENTS.index("invoke")
@@ -268,7 +268,7 @@ def place(ack_offset: np.ndarray, ack_time: np.ndarray, offsets: np.ndarray) -> 
 # --- one side ----------------------------------------------------------------------------
 
 
-def timeline(side: Side) -> Timeline:
+def timeline(side: SideFolder) -> Timeline:
     record, ledgers = side.record, side.ledgers
     t0 = record.started_at or _earliest(side)
     lives = _lives(side, t0)
@@ -299,7 +299,7 @@ def timeline(side: Side) -> Timeline:
     return tl
 
 
-def _earliest(side: Side) -> float:
+def _earliest(side: SideFolder) -> float:
     """Second 0 of a side whose verdict did not record its start: its first trace."""
     known = [float(side.ledgers.time_s.min())] if len(side.ledgers.time_s) else []
     known += [f["injected_at"] for f in side.record.faults]
@@ -307,7 +307,7 @@ def _earliest(side: Side) -> float:
     return min(known, default=0.0)
 
 
-def _lives(side: Side, t0: float) -> list[Life]:
+def _lives(side: SideFolder, t0: float) -> list[Life]:
     """Incarnations, one per spec file, timed by the app's report; an app without one (a
     pipeline's input writer, a run cut short, a run from before these times were recorded)
     by its files: the spec is written as it starts, the output last written as it ends."""

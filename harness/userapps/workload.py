@@ -36,7 +36,7 @@ from harness.userapps.moments import FAULT_HIT_WORK
 from harness.userapps.output import SINK_FINDINGS, AppOutput
 from harness.verdict.checks import Check
 from harness.verdict.document import FORBIDDEN, VariantVerdict
-from harness.workloads.base import Plan, Side
+from harness.workloads.base import Plan, SideSetup
 from harness.workloads.input import INPUT_PRODUCER, Pace, fill, input_app
 from harness.workloads.process import AppProcess
 from harness.workloads.producer import ProducerWorkload
@@ -232,7 +232,7 @@ class UserAppWorkload:
     # The input written while the app runs, in bursts and pauses (``LIVE``), rather than before it starts.
     live_input: bool = False
 
-    def plan(self, side: Side) -> Plan:
+    def plan(self, side: SideSetup) -> Plan:
         cluster, run_dir = side.cluster, side.run_dir
         cluster.create_topic(self.output_topic, self.partitions, config=side.topic_config)
         live = LIVE if self.live_input else None

@@ -1,4 +1,4 @@
-"""What every workload kind implements (``Workload``), what the runner gives it (``Side``), and
+"""What every workload kind implements (``Workload``), what the runner gives it (``SideSetup``), and
 what it hands back (``Plan``).
 
 A workload is scenario data (a frozen dataclass: how many records, which mode, which
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
-class Side:
+class SideSetup:
     """One side of a pair, as the runner hands it to a workload's ``plan``."""
 
     cluster: KafkaCluster
@@ -79,4 +79,4 @@ class Plan:
 
 
 class Workload(Protocol):
-    def plan(self, side: Side) -> Plan: ...
+    def plan(self, side: SideSetup) -> Plan: ...

@@ -27,7 +27,7 @@ from harness.jvm import java_clients
 from harness.kafkaconfig.catalogue import Kind
 from harness.workloads import clients
 from harness.workloads.apps.transformer import AT_MOST_ONCE, MODES, TRANSACTIONAL, TransformerSpec
-from harness.workloads.base import Plan, Side
+from harness.workloads.base import Plan, SideSetup
 from harness.workloads.input import INPUT_PRODUCER, fill
 from harness.workloads.process import AppProcess
 from harness.workloads.producer import ProducerWorkload
@@ -87,7 +87,7 @@ class PipelineWorkload:
     client_choices: ClassVar[tuple[str, ...]] = clients.CLIENTS
     java_main: ClassVar[str] = java_clients.TRANSFORMER_APP
 
-    def plan(self, side: Side) -> Plan:
+    def plan(self, side: SideSetup) -> Plan:
         cluster, run_dir = side.cluster, side.run_dir
         source, output = f"{side.name}-in", f"{side.name}-out"
         sink_db = (Path(self.sink_db) if self.sink_db else run_dir / "sink.sqlite") if self.sink == "sqlite" else None

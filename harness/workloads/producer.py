@@ -18,7 +18,7 @@ from harness.jvm import java_clients
 from harness.kafkaconfig.catalogue import Kind
 from harness.workloads import clients
 from harness.workloads.apps.producer import ProducerSpec
-from harness.workloads.base import Plan, Side
+from harness.workloads.base import Plan, SideSetup
 from harness.workloads.process import AppProcess, SpecFor
 from harness.workloads.resume import producer_resume
 
@@ -80,7 +80,7 @@ class ProducerWorkload:
     client_choices: ClassVar[tuple[str, ...]] = clients.CLIENTS
     java_main: ClassVar[str] = java_clients.PRODUCER_APP
 
-    def plan(self, side: Side) -> Plan:
+    def plan(self, side: SideSetup) -> Plan:
         cluster = side.cluster
         topic = side.name
         config = {**self.config, **side.client_config}

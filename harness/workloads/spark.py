@@ -37,7 +37,7 @@ from harness.history.format import view_path
 from harness.history.readback import high_watermarks, read_back
 from harness.jvm.spark import require_pyspark
 from harness.workloads import spark_tables
-from harness.workloads.base import Plan, Side
+from harness.workloads.base import Plan, SideSetup
 from harness.workloads.input import INPUT_PRODUCER, fill, input_app
 from harness.workloads.process import AppProcess
 from harness.workloads.producer import ProducerWorkload
@@ -74,7 +74,7 @@ class SparkWorkload:
     # real-time job sees, records arriving as it processes them.
     input_rate_per_s: float = 0.0
 
-    def plan(self, side: Side) -> Plan:
+    def plan(self, side: SideSetup) -> Plan:
         require_pyspark("the Spark workload")  # its driver runs pyspark: stop before the topics
         cluster, run_dir = side.cluster, side.run_dir
         source = f"{side.name}-in"

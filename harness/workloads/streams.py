@@ -49,7 +49,7 @@ from harness.progress import say
 from harness.settings import HARNESS_CLIENT_LOG_LEVEL
 from harness.waits import Deadline
 from harness.workloads import clients
-from harness.workloads.base import Plan, Side
+from harness.workloads.base import Plan, SideSetup
 from harness.workloads.input import INPUT_PRODUCER, fill
 from harness.workloads.process import AppProcess
 from harness.workloads.producer import ProducerWorkload
@@ -136,7 +136,7 @@ class StreamsWorkload:
     client_choices: ClassVar[tuple[str, ...]] = (clients.JAVA,)
     java_main: ClassVar[str] = java_clients.STREAMS_APP
 
-    def plan(self, side: Side) -> Plan:
+    def plan(self, side: SideSetup) -> Plan:
         cluster, run_dir = side.cluster, side.run_dir
         topics = source, output, totals = f"{side.name}-in", f"{side.name}-out", f"{side.name}-totals"
         for topic in topics:

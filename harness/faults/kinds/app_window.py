@@ -33,9 +33,9 @@ from typing import Any
 
 from harness.faults.kinds import protocol as protocol_kind
 from harness.faults.kinds.base import (
-    Context,
     Direction,
     DrawContext,
+    FaultContext,
     FaultKind,
     FaultSpec,
     Listeners,
@@ -96,7 +96,7 @@ class Window(SelfEnding):
     the protocol kind records them), ``windows_hit``, and ``missed`` when it caught fewer than
     its ``times``."""
 
-    def __init__(self, ctx: Context, spec: FaultSpec, catches: list[dict[str, Any]], what: str) -> None:
+    def __init__(self, ctx: FaultContext, spec: FaultSpec, catches: list[dict[str, Any]], what: str) -> None:
         super().__init__()
         assert isinstance(spec.target, App)
         self.ctx, self.spec, self.catches, self.what = ctx, spec, catches, what

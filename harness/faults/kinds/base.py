@@ -1,5 +1,5 @@
 """What a fault is: its kind (``FaultKind``), one fault as data (``FaultSpec``), and what a kind
-acts with (``Context``).
+acts with (``FaultContext``).
 
 A kind is one module of this package defining ``KIND = FaultKind(...)``: its name, family
 and one-line summary; ``make``, the constructor scenarios call (its signature and docstring
@@ -78,7 +78,7 @@ class AppHandle(Protocol):
     def ledgers(self) -> list[Path]: ...
 
 
-class Context(Protocol):
+class FaultContext(Protocol):
     """What a kind acts on: one cluster, its Toxiproxy, the side's apps (``harness.faults.inject.Faults``)."""
 
     cluster: KafkaCluster
@@ -157,7 +157,7 @@ class FaultKind:
     family: str
     summary: str
     make: Callable[..., FaultSpec]
-    start: Callable[[Context, FaultSpec, list[int]], Heal]
+    start: Callable[[FaultContext, FaultSpec, list[int]], Heal]
     on_links: bool = False  # acts on proxies: the spec's listeners and direction apply
     per_connection: bool = False  # takes a toxicity (Toxiproxy draws it per connection)
     instant: bool = False  # an operation: done once, nothing to heal, an instant on the timeline

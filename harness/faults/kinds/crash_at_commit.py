@@ -24,7 +24,7 @@ from __future__ import annotations
 import random
 
 from harness.faults.kinds.app_window import Window, draw_action, window_spec
-from harness.faults.kinds.base import COMMIT, Context, DrawContext, FaultKind, FaultSpec, Listeners
+from harness.faults.kinds.base import COMMIT, DrawContext, FaultContext, FaultKind, FaultSpec, Listeners
 from harness.faults.roles import App, Target
 
 # The requests that commit a group's input offsets, each naming the group.
@@ -47,7 +47,7 @@ def crash_at_commit(
     return window_spec(KIND, "to_broker", target, after, times, action, hold_s, restart_after_s, listener)
 
 
-def start(ctx: Context, spec: FaultSpec, brokers: list[int]) -> Window:
+def start(ctx: FaultContext, spec: FaultSpec, brokers: list[int]) -> Window:
     assert isinstance(spec.target, App)
     group = ctx.apps[spec.target.name].group
     if not group:

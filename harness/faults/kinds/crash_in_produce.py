@@ -21,7 +21,7 @@ from __future__ import annotations
 import random
 
 from harness.faults.kinds.app_window import Window, draw_action, window_spec
-from harness.faults.kinds.base import COMMIT, Context, DrawContext, FaultKind, FaultSpec, Listeners
+from harness.faults.kinds.base import COMMIT, DrawContext, FaultContext, FaultKind, FaultSpec, Listeners
 from harness.faults.roles import App, Target
 
 # How long a held Produce waits: well past the kill, so the outputs land from a dead incarnation.
@@ -44,7 +44,7 @@ def crash_in_produce(
     return window_spec(KIND, "both", target, after, times, action, hold_s, restart_after_s, listener)
 
 
-def start(ctx: Context, spec: FaultSpec, brokers: list[int]) -> Window:
+def start(ctx: FaultContext, spec: FaultSpec, brokers: list[int]) -> Window:
     assert isinstance(spec.target, App)
     return Window(ctx, spec, [{"api": "Produce", "action": "hold", "duration_ms": HELD_MS}], "produce request").start()
 

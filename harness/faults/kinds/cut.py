@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from harness.faults.kinds.base import LINK, Context, DrawContext, FaultKind, FaultSpec, Heal, Listeners, on_links
+from harness.faults.kinds.base import LINK, DrawContext, FaultContext, FaultKind, FaultSpec, Heal, Listeners, on_links
 from harness.faults.roles import Target
 
 
@@ -13,7 +13,7 @@ def cut(target: Target, listener: Listeners = ("client", "replication", "control
     return on_links(KIND, target, listener, "both")
 
 
-def start(ctx: Context, spec: FaultSpec, brokers: list[int]) -> Heal:
+def start(ctx: FaultContext, spec: FaultSpec, brokers: list[int]) -> Heal:
     proxies = ctx.proxy_names(spec, brokers)
     ctx.disabled(proxies)
     for proxy in proxies:

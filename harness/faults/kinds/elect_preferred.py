@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from harness.faults.kinds.base import OPERATION, Context, DrawContext, FaultKind, FaultSpec, Heal
+from harness.faults.kinds.base import OPERATION, DrawContext, FaultContext, FaultKind, FaultSpec, Heal
 from harness.faults.plan import Topic, named
 from harness.faults.roles import Replicas
 
@@ -14,7 +14,7 @@ def elect_preferred(topic: str | Topic, partition: int = 0) -> FaultSpec:
     return FaultSpec(KIND, Replicas(topic, partition))
 
 
-def start(ctx: Context, spec: FaultSpec, brokers: list[int]) -> Heal:
+def start(ctx: FaultContext, spec: FaultSpec, brokers: list[int]) -> Heal:
     assert isinstance(spec.target, Replicas)
     ctx.cluster.elect_preferred_leader(named(spec.target.topic), spec.target.partition)
     return lambda: None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from harness.faults.kinds.base import OPERATION, Context, FaultKind, FaultSpec, Heal
+from harness.faults.kinds.base import OPERATION, FaultContext, FaultKind, FaultSpec, Heal
 from harness.faults.roles import App
 
 
@@ -11,7 +11,7 @@ def launch(target: App) -> FaultSpec:
     return FaultSpec(KIND, target)
 
 
-def start(ctx: Context, spec: FaultSpec, brokers: list[int]) -> Heal:
+def start(ctx: FaultContext, spec: FaultSpec, brokers: list[int]) -> Heal:
     if not isinstance(spec.target, App):
         raise ValueError(f"launch applies to an app, not to {spec.target}")
     ctx.apps[spec.target.name].start()

@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from harness.cluster.proxy import FROM_BROKER, TO_BROKER
-from harness.faults.kinds.base import LINK, Context, Draw, FaultKind, FaultSpec, Heal
+from harness.faults.kinds.base import LINK, Draw, FaultContext, FaultKind, FaultSpec, Heal
 
 STREAMS: dict[str, tuple[str, ...]] = {
     "to_broker": (TO_BROKER,),
@@ -27,7 +27,7 @@ def toxic_kind(
     """A kind that adds Toxiproxy's ``toxic_type`` with the spec's params as its attributes
     (``params_as``: the constructor's arguments named otherwise there, see ``FaultKind``)."""
 
-    def start(ctx: Context, spec: FaultSpec, brokers: list[int]) -> Heal:
+    def start(ctx: FaultContext, spec: FaultSpec, brokers: list[int]) -> Heal:
         added = add_toxics(ctx, spec, brokers, toxic_type, dict(spec.params))
 
         def heal() -> None:
@@ -42,7 +42,7 @@ def toxic_kind(
 
 
 def add_toxics(
-    ctx: Context, spec: FaultSpec, brokers: list[int], toxic_type: str, attributes: dict[str, Any]
+    ctx: FaultContext, spec: FaultSpec, brokers: list[int], toxic_type: str, attributes: dict[str, Any]
 ) -> list[tuple[str, str]]:
     """Add ``toxic_type`` on every proxy of ``brokers`` and stream of the spec's direction;
     returns (proxy, toxic name) of each."""

@@ -8,7 +8,7 @@ import signal
 from collections.abc import Callable
 from typing import Any
 
-from harness.faults.kinds.base import PROCESS, Context, DrawContext, FaultKind, FaultSpec, Heal
+from harness.faults.kinds.base import PROCESS, DrawContext, FaultContext, FaultKind, FaultSpec, Heal
 from harness.faults.roles import App, Target
 from harness.waits import wait_until
 
@@ -25,7 +25,7 @@ def process_kind(
     the app's next incarnation); ``app_signal`` None: brokers only. Drawn against one broker
     role or, when it applies to apps, an app."""
 
-    def start(ctx: Context, spec: FaultSpec, brokers: list[int]) -> Heal:
+    def start(ctx: FaultContext, spec: FaultSpec, brokers: list[int]) -> Heal:
         if isinstance(spec.target, App):
             if app_signal is None:
                 raise ValueError(f"{name} does not apply to an app")
@@ -50,7 +50,7 @@ def process_kind(
     return FaultKind(name, PROCESS, summary, make, start, draw=draw)
 
 
-def _signal_app(ctx: Context, name: str, signum: signal.Signals) -> Heal:
+def _signal_app(ctx: FaultContext, name: str, signum: signal.Signals) -> Heal:
     app = ctx.apps[name]
     app.signal(signum)
     if signum == signal.SIGSTOP:
@@ -74,7 +74,7 @@ def revive(container: Any) -> bool:
     return False
 
 
-def wait_registered(ctx: Context, brokers: list[int], timeout_s: float = 90) -> None:
+def wait_registered(ctx: FaultContext, brokers: list[int], timeout_s: float = 90) -> None:
     wait_until(
         ctx.cluster.registered_brokers,
         lambda ids: set(brokers) <= set(ids),

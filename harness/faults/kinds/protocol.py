@@ -42,7 +42,16 @@ from confluent_kafka import KafkaError
 from harness.cluster.images import TOXIPROXY_SOURCES
 from harness.cluster.proxy import FROM_BROKER, TO_BROKER, ToxiproxyError
 from harness.errors import HarnessError
-from harness.faults.kinds.base import PROTOCOL, Context, DrawContext, FaultKind, FaultSpec, Heal, Listeners, on_links
+from harness.faults.kinds.base import (
+    PROTOCOL,
+    DrawContext,
+    FaultContext,
+    FaultKind,
+    FaultSpec,
+    Heal,
+    Listeners,
+    on_links,
+)
 from harness.faults.plan import GroupId, TransactionalId
 from harness.faults.roles import Brokers, Leader, Target, TxnCoordinator
 from harness.progress import say
@@ -146,7 +155,7 @@ def _attributes(spec: FaultSpec) -> dict[str, Any]:
     return {k: v for k, v in spec.params.items() if k != "error"}
 
 
-def start(ctx: Context, spec: FaultSpec, brokers: list[int]) -> Heal:
+def start(ctx: FaultContext, spec: FaultSpec, brokers: list[int]) -> Heal:
     attributes = _attributes(spec)
     proxies = ctx.proxy_names(spec, brokers)
     answers: list[tuple[str, str]] = []
@@ -178,7 +187,7 @@ class Active:
 
     def __init__(
         self,
-        ctx: Context,
+        ctx: FaultContext,
         attributes: dict[str, Any],
         requests: list[tuple[str, str]],
         answers: list[tuple[str, str]],
@@ -256,7 +265,7 @@ def _error_name(hit: dict[str, Any]) -> dict[str, str]:
     return {"broker_error": "NONE" if code == 0 else names.get(code, f"error {code}")}
 
 
-def _settled(ctx: Context, requests: list[tuple[str, str]], wait_s: float) -> Polled[dict[str, dict[str, Any]]]:
+def _settled(ctx: FaultContext, requests: list[tuple[str, str]], wait_s: float) -> Polled[dict[str, dict[str, Any]]]:
     """Each request toxic's attributes once nothing it holds is pending (not done: ``wait_s`` passed)."""
     return poll_until(
         lambda: {proxy: ctx.proxies.toxic(proxy, name)["attributes"] for proxy, name in requests},

@@ -15,7 +15,7 @@ import pytest
 from harness.configcheck.apply import Applied
 from harness.configcheck.dynamic import Dynamic, Row
 from harness.configcheck.report import SCHEMA, _dynamic_table, verify
-from harness.configcheck.rulebook import Finding, Severity
+from harness.configcheck.rulebook import RuleFinding, Severity
 from harness.errors import HarnessError
 from harness.kafkaconfig.catalogue import Component, Kind
 from harness.workloads.clients import ClientSpec
@@ -162,7 +162,9 @@ def test_the_report_covers_every_section() -> None:
     )
     assert report.exit_status() == 0
     report.sections["dynamic"] = [
-        Finding("A1.guarantee", Severity.ERROR, ("A1",), "p.properties", 3, "duplicates: 4", "set x", (Component.JAVA,))
+        RuleFinding(
+            "A1.guarantee", Severity.ERROR, ("A1",), "p.properties", 3, "duplicates: 4", "set x", (Component.JAVA,)
+        )
     ]
     assert report.exit_status() == 1 and report.count(Severity.ERROR) == 1
     assert report.to_json()["dynamic"][0]["rule"] == "A1.guarantee"

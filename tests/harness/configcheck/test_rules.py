@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from harness.configcheck.rulebook import Configs, Finding, Severity
+from harness.configcheck.rulebook import Configs, RuleFinding, Severity
 from harness.configcheck.rules import RULES, check_static
 from harness.kafkaconfig import catalogue
 from harness.kafkaconfig.catalogue import Component, Kind
@@ -29,7 +29,7 @@ def check(
     transactional: bool = False,
     client: Component | None = None,
     brokers: int = 3,
-) -> list[Finding]:
+) -> list[RuleFinding]:
     files = {}
     for kind, text in ((Kind.BROKER, broker), (Kind.PRODUCER, producer), (Kind.CONSUMER, consumer)):
         if text is not None:
@@ -39,7 +39,7 @@ def check(
     return check_static(Configs(files, brokers, transactional))[0]
 
 
-def fired(findings: list[Finding], rule: str) -> list[Finding]:
+def fired(findings: list[RuleFinding], rule: str) -> list[RuleFinding]:
     return [f for f in findings if f.rule == rule]
 
 
