@@ -165,7 +165,7 @@ def test_a_fault_on_own_links_lands_on_the_sides_own_listener(cluster: KafkaClus
 
 
 LATE_MS = 6000
-LATE_ATTEMPTS = 3
+LATE_ATTEMPTS = 5
 
 
 def test_bytes_sent_before_the_client_gave_up_still_arrive_late(cluster: KafkaCluster, topic: str) -> None:
@@ -191,8 +191,9 @@ def test_bytes_sent_before_the_client_gave_up_still_arrive_late(cluster: KafkaCl
         producer.produce(topic, b"x")  # connect and learn the leader first
         assert producer.flush(30) == 0
         written = 1
-        # On a loaded machine the proxy may not have read a request off the client's socket before
-        # the client gives up and resets it, and then nothing is late: sent again until one is.
+        # On a loaded machine nothing may be late: the proxy may not have read a request off the
+        # client's socket before the client gives up and resets it, or the send is answered in
+        # time after all (seen once at load 35-45). Sent again until one send fails at the client.
         for _ in range(LATE_ATTEMPTS):
             faults = Faults(cluster)
             faults.inject(f.latency(Leader(topic), ms=LATE_MS, direction="to_broker"))
@@ -202,10 +203,13 @@ def test_bytes_sent_before_the_client_gave_up_still_arrive_late(cluster: KafkaCl
                     topic, b"late", on_delivery=lambda err, msg, seen=errors: err and seen.append(err.name())
                 )
                 producer.flush(30)
-                assert errors, "the send must have failed at the client, its request timed out"
-                time.sleep(LATE_MS / 1000 + 1)  # its delay passes, the toxic still in place
+                if errors:
+                    time.sleep(LATE_MS / 1000 + 1)  # its delay passes, the toxic still in place
             finally:
                 faults.heal_all()
+            if not errors:  # delivered in time: nothing was late, so this send proves nothing
+                written = end()
+                continue
             # Read once the link is healed (the leader's link is slow until then); waited for, not
             # timed: a busy machine appends it late.
             arrived = poll_until(end, lambda n, before=written: n > before, 60, interval_s=0.5)
